@@ -1,0 +1,119 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/tetherdev/tether/activities/llm"
+	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/signals"
+)
+
+// Provider makes one model request. Implementations are safe for concurrent
+// use, hold their own credentials, never retry by themselves, and return an
+// *llm.Error for every failure.
+type Provider interface {
+	Complete(ctx context.Context, req llm.Request) (eventlog.AssistantMessage, error)
+}
+
+// ToolSpecs describes registered tools to the model.
+type ToolSpecs interface {
+	Specs(names []string) ([]llm.ToolSpec, error)
+}
+
+// ConversationReader returns the conversation a log reference points at.
+type ConversationReader interface {
+	Conversation(ctx context.Context, ref signals.LogRef) ([]eventlog.Message, error)
+}
+
+// Model is the model activity: one provider round trip per attempt.
+type Model struct {
+	Providers       map[string]Provider
+	DefaultProvider string
+	Tools           ToolSpecs
+	Log             ConversationReader
+	HeartbeatEvery  time.Duration
+}
+
+// Validate checks the activity's dependencies when the worker starts.
+func (m *Model) Validate() error {
+	switch {
+	case len(m.Providers) == 0:
+		return errors.New("model activity: no providers")
+	case m.Providers[m.DefaultProvider] == nil:
+		return fmt.Errorf("model activity: default provider %q is not registered", m.DefaultProvider)
+	case m.Tools == nil || m.Log == nil:
+		return errors.New("model activity: tools and log reader are required")
+	}
+	return nil
+}
+
+// Call makes the model request described by in. The conversation is read
+// from the agent's log, never carried in the input.
+func (m *Model) Call(ctx context.Context, in signals.ModelInput) (signals.ModelOutput, error) {
+	name := in.Call.Provider
+	if name == "" {
+		name = m.DefaultProvider
+	}
+	p, ok := m.Providers[name]
+	if !ok {
+		return signals.ModelOutput{}, failure(eventlog.Failure{
+			Kind: eventlog.FailureInvalidRequest, Message: fmt.Sprintf("unknown provider %q", name),
+		})
+	}
+	req, err := m.request(ctx, in)
+	if err != nil {
+		return signals.ModelOutput{}, err
+	}
+	stop := heartbeat(ctx, m.HeartbeatEvery)
+	out, err := p.Complete(ctx, req)
+	stop()
+	if err != nil {
+		return signals.ModelOutput{}, providerError(ctx, err)
+	}
+	out.Provider = name
+	if out.Model == "" {
+		out.Model = req.Model
+	}
+	return out, nil
+}
+
+func (m *Model) request(ctx context.Context, in signals.ModelInput) (llm.Request, error) {
+	specs, err := m.Tools.Specs(in.Call.Tools)
+	if err != nil {
+		return llm.Request{}, failure(eventlog.Failure{Kind: eventlog.FailureInvalidRequest, Message: err.Error()})
+	}
+	msgs, err := m.Log.Conversation(ctx, in.Ref)
+	if err != nil {
+		// The workflow is reachable again after a restart; retry.
+		return llm.Request{}, temporal.NewApplicationError(err.Error(), ErrLogUnavailable)
+	}
+	return llm.Request{Model: in.Call.Model, MaxTokens: in.Call.MaxTokens, Messages: msgs, Tools: specs}, nil
+}
+
+// ErrLogUnavailable is the ApplicationError type of a failed log read.
+const ErrLogUnavailable = "tether.LogUnavailable"
+
+// providerError turns a provider failure into a typed ApplicationError whose
+// Type is the failure kind and whose details carry the eventlog.Failure.
+func providerError(ctx context.Context, err error) error {
+	if e, ok := llm.AsError(err); ok {
+		return failure(e.Failure)
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return failure(eventlog.Failure{Kind: eventlog.FailureUnknown, Message: err.Error()})
+}
+
+func failure(f eventlog.Failure) error {
+	return temporal.NewApplicationErrorWithOptions(f.Message, string(f.Kind), temporal.ApplicationErrorOptions{
+		NonRetryable:   !f.Kind.Retryable(),
+		NextRetryDelay: f.RetryAfter,
+		Details:        []any{f},
+	})
+}

@@ -1,0 +1,61 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tetherdev/tether/activities/tools"
+	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/signals"
+)
+
+// ToolRunner executes one tool call. Unknown tools and invalid arguments come
+// back as error results the model sees; a returned error means the attempt
+// failed and may be retried.
+type ToolRunner interface {
+	Execute(ctx context.Context, call tools.Call) (tools.Result, error)
+}
+
+// ToolCallReader returns the arguments of a tool call from the agent's log.
+type ToolCallReader interface {
+	ToolCall(ctx context.Context, ref signals.LogRef, seq int64, callID string) (eventlog.ToolCallRequest, error)
+}
+
+// Tool is the tool activity: it runs one call the model asked for.
+type Tool struct {
+	Runner         ToolRunner
+	Log            ToolCallReader
+	HeartbeatEvery time.Duration
+}
+
+// Validate checks the activity's dependencies when the worker starts.
+func (t *Tool) Validate() error {
+	if t.Runner == nil || t.Log == nil {
+		return errors.New("tool activity: runner and log reader are required")
+	}
+	return nil
+}
+
+// Run executes the call named by in. Its arguments are read from the log;
+// the idempotency key is stable across retries and crashes.
+func (t *Tool) Run(ctx context.Context, in signals.ToolInput) (signals.ToolOutput, error) {
+	req, err := t.Log.ToolCall(ctx, in.Ref, in.AssistantSeq, in.CallID)
+	if err != nil {
+		return signals.ToolOutput{}, fmt.Errorf("tool %s call %s: %w", in.Name, in.CallID, err)
+	}
+	stop := heartbeat(ctx, t.HeartbeatEvery)
+	res, err := t.Runner.Execute(ctx, tools.Call{
+		AgentID: in.Ref.AgentID, CallID: in.CallID, Name: in.Name,
+		Arguments: req.Arguments, IdempotencyKey: in.IdempotencyKey,
+	})
+	stop()
+	if err != nil {
+		return signals.ToolOutput{}, fmt.Errorf("tool %s call %s: %w", in.Name, in.CallID, err)
+	}
+	return signals.ToolOutput{
+		CallID: in.CallID, Name: in.Name, Content: res.Content,
+		IsError: res.IsError, ConcludesTurn: res.ConcludesTurn,
+	}, nil
+}

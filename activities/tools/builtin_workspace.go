@@ -1,0 +1,124 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// workspace confines read-only file access to one directory tree.
+type workspace struct {
+	root  string // absolute, symlinks resolved
+	alias string // absolute as given; absolute paths under it are accepted too
+}
+
+// Workspace returns the read-only "read_file" and "list_files" tools,
+// confined to root: a path that escapes it (through "..", an absolute path
+// or a symlink) is refused with a model-visible error.
+func Workspace(root string) ([]Tool, error) {
+	w, err := newWorkspace(root)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %q: %w", root, err)
+	}
+	return []Tool{w.readFileTool(), w.listFilesTool()}, nil
+}
+
+func newWorkspace(root string) (*workspace, error) {
+	if root == "" {
+		return nil, errors.New("empty root")
+	}
+	alias, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	resolved, err := filepath.EvalSymlinks(alias)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(resolved)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return nil, errors.New("not a directory")
+	}
+	return &workspace{root: resolved, alias: alias}, nil
+}
+
+// resolve maps a model-supplied path to a local path under w.root with every
+// symlink resolved. The lexical check comes first, so a path that is outside
+// on its face never reaches the file system; the check after EvalSymlinks
+// catches symlinks that leave the root.
+func (w *workspace) resolve(p string) (string, error) {
+	rel, ok := w.lexicalRel(p)
+	if !ok {
+		return "", modelErrorf("path %q is outside the workspace", p)
+	}
+	resolved, err := filepath.EvalSymlinks(filepath.Join(w.root, rel))
+	if err != nil {
+		return "", accessError(p, err)
+	}
+	rel, err = filepath.Rel(w.root, resolved)
+	if err != nil || !filepath.IsLocal(rel) {
+		return "", modelErrorf("path %q resolves outside the workspace", p)
+	}
+	return rel, nil
+}
+
+// lexicalRel turns p into a path relative to the root, without touching the
+// file system.
+func (w *workspace) lexicalRel(p string) (string, bool) {
+	if strings.ContainsRune(p, 0) {
+		return "", false
+	}
+	if !filepath.IsAbs(p) {
+		rel := filepath.Clean(p)
+		return rel, filepath.IsLocal(rel)
+	}
+	for _, base := range []string{w.root, w.alias} {
+		if rel, err := filepath.Rel(base, filepath.Clean(p)); err == nil && filepath.IsLocal(rel) {
+			return rel, true
+		}
+	}
+	return "", false
+}
+
+// open opens a resolved local path (a regular file or a directory) through
+// os.Root, which refuses to leave the root even if the tree changed since
+// resolve.
+func (w *workspace) open(p, rel string) (*os.File, fs.FileInfo, error) {
+	root, err := os.OpenRoot(w.root)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open workspace root: %w", err)
+	}
+	defer root.Close()
+	// Stat first: opening a FIFO would block and a device is not a file.
+	fi, err := root.Stat(rel)
+	if err != nil {
+		return nil, nil, accessError(p, err)
+	}
+	if !fi.IsDir() && !fi.Mode().IsRegular() {
+		return nil, nil, modelErrorf("%q is not a regular file or directory", p)
+	}
+	f, err := root.Open(rel)
+	if err != nil {
+		return nil, nil, accessError(p, err)
+	}
+	return f, fi, nil
+}
+
+// accessError shows the model failures that retrying cannot fix and keeps
+// the rest retryable.
+func accessError(p string, err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+		return modelErrorf("path %q does not exist", p)
+	case errors.Is(err, fs.ErrPermission):
+		return modelErrorf("path %q: permission denied", p)
+	}
+	return fmt.Errorf("access %q: %w", p, err)
+}

@@ -1,0 +1,181 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/tetherdev/tether/activities/llm"
+)
+
+// Mode says how a tool call may be scheduled against the other calls of the
+// same model step.
+type Mode string
+
+const (
+	// Parallel calls may run at the same time as other Parallel calls.
+	Parallel Mode = "parallel"
+	// Sequential calls run one at a time, in the order the model asked.
+	Sequential Mode = "sequential"
+	// Exclusive calls run alone: no other call of the step runs meanwhile.
+	Exclusive Mode = "exclusive"
+)
+
+// Valid reports whether m is one of the three modes.
+func (m Mode) Valid() bool { return m == Parallel || m == Sequential || m == Exclusive }
+
+// Call is one tool invocation requested by the model.
+type Call struct {
+	AgentID   string
+	CallID    string
+	Name      string
+	Arguments json.RawMessage
+	// IdempotencyKey is stable across activity retries: tools with side
+	// effects must dedupe on it.
+	IdempotencyKey string
+}
+
+// Result is what the model sees of a tool call.
+type Result struct {
+	Content string
+	// IsError makes the model see Content as an error result.
+	IsError bool
+	// ConcludesTurn ends the agent's tool loop at this step.
+	ConcludesTurn bool
+}
+
+// Func runs a tool. An error wrapped with ErrorResult reaches the model as an
+// error result; any other error is returned to the activity, which may retry.
+type Func func(ctx context.Context, call Call) (Result, error)
+
+// Tool is a named function the model can call.
+type Tool struct {
+	Name        string // ^[a-zA-Z0-9_-]{1,64}$
+	Description string
+	// Parameters is the JSON schema of the arguments; it must be an object
+	// schema. Empty means no arguments.
+	Parameters json.RawMessage
+	Mode       Mode // empty means Parallel
+	Run        Func
+}
+
+// Registry holds validated tools. It is immutable and safe for concurrent use.
+type Registry struct {
+	tools          map[string]entry
+	names          []string
+	maxResultBytes int
+}
+
+type entry struct {
+	tool   Tool
+	schema *schema
+}
+
+// NewRegistry validates tools and indexes them by name.
+func NewRegistry(tools ...Tool) (*Registry, error) {
+	r := &Registry{tools: make(map[string]entry, len(tools)), maxResultBytes: MaxResultBytes}
+	for i, t := range tools {
+		e, err := newEntry(t)
+		if err != nil {
+			return nil, fmt.Errorf("tool %d (%q): %w", i, t.Name, err)
+		}
+		if _, dup := r.tools[t.Name]; dup {
+			return nil, fmt.Errorf("tool %d: duplicate name %q", i, t.Name)
+		}
+		r.tools[t.Name] = e
+		r.names = append(r.names, t.Name)
+	}
+	slices.Sort(r.names)
+	return r, nil
+}
+
+func newEntry(t Tool) (entry, error) {
+	if err := validName(t.Name); err != nil {
+		return entry{}, err
+	}
+	if strings.TrimSpace(t.Description) == "" {
+		return entry{}, errors.New("empty description")
+	}
+	if t.Run == nil {
+		return entry{}, errors.New("nil Run")
+	}
+	if t.Mode == "" {
+		t.Mode = Parallel
+	}
+	if !t.Mode.Valid() {
+		return entry{}, fmt.Errorf("invalid mode %q", t.Mode)
+	}
+	if len(bytes.TrimSpace(t.Parameters)) == 0 {
+		t.Parameters = json.RawMessage(`{"type":"object","properties":{}}`)
+	}
+	s, err := compileSchema(t.Parameters)
+	if err != nil {
+		return entry{}, fmt.Errorf("parameters: %w", err)
+	}
+	if s.typ != "object" {
+		return entry{}, errors.New(`parameters: schema must have "type":"object"`)
+	}
+	t.Parameters = bytes.Clone(t.Parameters)
+	return entry{tool: t, schema: s}, nil
+}
+
+func validName(name string) error {
+	if len(name) < 1 || len(name) > 64 {
+		return fmt.Errorf("name must be 1-64 characters, got %d", len(name))
+	}
+	for _, c := range name {
+		ok := c == '_' || c == '-' || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9')
+		if !ok {
+			return fmt.Errorf("name has invalid character %q (allowed: a-z A-Z 0-9 _ -)", c)
+		}
+	}
+	return nil
+}
+
+// Lookup returns the named tool, with defaults (Mode, Parameters) filled in.
+func (r *Registry) Lookup(name string) (Tool, bool) {
+	e, ok := r.tools[name]
+	if !ok {
+		return Tool{}, false
+	}
+	t := e.tool
+	t.Parameters = bytes.Clone(t.Parameters)
+	return t, true
+}
+
+// Names returns the sorted tool names.
+func (r *Registry) Names() []string { return slices.Clone(r.names) }
+
+// Mode returns the named tool's mode, or Parallel for an unknown name.
+func (r *Registry) Mode(name string) Mode {
+	if e, ok := r.tools[name]; ok {
+		return e.tool.Mode
+	}
+	return Parallel
+}
+
+// Specs describes the named tools to the model, in the order given.
+func (r *Registry) Specs(names []string) ([]llm.ToolSpec, error) {
+	specs := make([]llm.ToolSpec, 0, len(names))
+	seen := make(map[string]bool, len(names))
+	for _, n := range names {
+		e, ok := r.tools[n]
+		if !ok {
+			return nil, fmt.Errorf("unknown tool %q", n)
+		}
+		if seen[n] {
+			return nil, fmt.Errorf("tool %q listed twice", n)
+		}
+		seen[n] = true
+		specs = append(specs, llm.ToolSpec{
+			Name:        n,
+			Description: e.tool.Description,
+			Parameters:  bytes.Clone(e.tool.Parameters),
+		})
+	}
+	return specs, nil
+}

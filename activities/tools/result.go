@@ -1,0 +1,83 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"unicode/utf8"
+)
+
+// MaxResultBytes is the default cap on a result's content, in bytes.
+// WithMaxResultBytes changes it per registry.
+const MaxResultBytes = 64 << 10
+
+// ModelVisibleError marks a tool failure the model should see and react to
+// (for example "file not found") rather than one the activity should retry.
+type ModelVisibleError struct {
+	Err error
+}
+
+func (e *ModelVisibleError) Error() string { return e.Err.Error() }
+
+func (e *ModelVisibleError) Unwrap() error { return e.Err }
+
+// ErrorResult marks err as model-visible: Execute turns it into a Result with
+// IsError instead of returning it. ErrorResult(nil) is nil.
+func ErrorResult(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &ModelVisibleError{Err: err}
+}
+
+// modelErrorf is ErrorResult(fmt.Errorf(...)) for the built-in tools.
+func modelErrorf(format string, args ...any) error {
+	return ErrorResult(fmt.Errorf(format, args...))
+}
+
+// Option configures a Registry.
+type Option func(*Registry) error
+
+// WithMaxResultBytes caps result content at n bytes (n > 0).
+func WithMaxResultBytes(n int) Option {
+	return func(r *Registry) error {
+		if n <= 0 {
+			return fmt.Errorf("max result bytes must be positive, got %d", n)
+		}
+		r.maxResultBytes = n
+		return nil
+	}
+}
+
+// With returns a copy of r with opts applied; r itself is unchanged, so the
+// copy shares r's tools and both stay safe for concurrent use.
+func (r *Registry) With(opts ...Option) (*Registry, error) {
+	c := *r
+	for _, opt := range opts {
+		if opt == nil {
+			return nil, errors.New("nil option")
+		}
+		if err := opt(&c); err != nil {
+			return nil, err
+		}
+	}
+	return &c, nil
+}
+
+// truncate cuts s to at most limit bytes on a UTF-8 boundary and appends a
+// notice saying how much was kept.
+func truncate(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	n := runeBoundary(s, limit)
+	return fmt.Sprintf("%s\n[truncated: %d of %d bytes shown]", s[:n], n, len(s))
+}
+
+// runeBoundary returns the largest cut point <= n (n < len(s)) that does not
+// split a UTF-8 sequence.
+func runeBoundary[T ~string | ~[]byte](s T, n int) int {
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return n
+}

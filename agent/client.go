@@ -1,0 +1,101 @@
+package agent
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+
+	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/signals"
+	"github.com/tetherdev/tether/workflows"
+)
+
+// Client creates and attaches to agents (seed 003's factory and registry).
+type Client struct {
+	c         client.Client
+	taskQueue string
+}
+
+// New returns a Client over c for agents on taskQueue ("" = signals.TaskQueue).
+func New(c client.Client, taskQueue string) *Client {
+	if taskQueue == "" {
+		taskQueue = signals.TaskQueue
+	}
+	return &Client{c: c, taskQueue: taskQueue}
+}
+
+// CreateOptions configure a new agent.
+type CreateOptions struct {
+	// ID is the agent (= session = workflow) ID; empty makes one.
+	ID      string
+	Options signals.AgentOptions
+	// First, when non-empty, is the agent's first followup.
+	First string
+}
+
+// Create starts a new agent. Concurrent creates of one ID: exactly one
+// succeeds; the others get ErrAlreadyExists and nothing is half-made. An ID
+// is never reused, even after the agent was disposed.
+func (r *Client) Create(ctx context.Context, o CreateOptions) (*Handle, error) {
+	if o.ID == "" {
+		o.ID = "agent-" + newID()
+	}
+	in := signals.AgentInput{Options: o.Options}
+	if o.First != "" {
+		m := signals.Message{ID: eventlog.MessageID(newID()), Content: o.First}
+		if err := signals.ValidateMessage(m); err != nil {
+			return nil, err
+		}
+		in.First = &m
+	}
+	run, err := r.c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID:                                       o.ID,
+		TaskQueue:                                r.taskQueue,
+		WorkflowIDConflictPolicy:                 enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
+		WorkflowIDReusePolicy:                    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+		WorkflowExecutionErrorWhenAlreadyStarted: true,
+		TypedSearchAttributes:                    workflows.StartAttributes(o.Options),
+		StaticSummary:                            "agent " + workflows.ModelName(o.Options),
+	}, signals.AgentWorkflow, in)
+	if err != nil {
+		var started *serviceerror.WorkflowExecutionAlreadyStarted
+		if errors.As(err, &started) {
+			return nil, fmt.Errorf("%w: %s", ErrAlreadyExists, o.ID)
+		}
+		return nil, fmt.Errorf("create agent %s: %w", o.ID, err)
+	}
+	return &Handle{c: r.c, ID: o.ID, RunID: run.GetRunID()}, nil
+}
+
+// Attach returns a handle to an existing agent: ErrNotFound when there is
+// none, ErrClosed when it has ended.
+func (r *Client) Attach(ctx context.Context, id string) (*Handle, error) {
+	desc, err := r.c.DescribeWorkflowExecution(ctx, id, "")
+	if err != nil {
+		if isNotFound(err) {
+			return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
+		}
+		return nil, fmt.Errorf("attach agent %s: %w", id, err)
+	}
+	h := &Handle{c: r.c, ID: id, RunID: desc.GetWorkflowExecutionInfo().GetExecution().GetRunId()}
+	if desc.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		return h, fmt.Errorf("%w: %s", ErrClosed, id)
+	}
+	return h, nil
+}
+
+// newID returns a random 128-bit hex ID.
+func newID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// NewMessageID returns a fresh MessageID.
+func NewMessageID() eventlog.MessageID { return eventlog.MessageID(newID()) }

@@ -1,0 +1,12 @@
+// Package agent is the Go client of Tether agents: the Agent handle of seed
+// 003 over a Temporal client. cmd/starter is built on it and users import it.
+//
+// A Handle sends followup, steer, inject, send, cancel and dispose, reads
+// status and the session log, and waits until the agent is idle. Messages
+// are validated here first, so bad input fails with a typed error before
+// anything is sent; what the workflow rejects comes back typed as well
+// (errors.Is against this package's and signals' sentinel errors).
+//
+// The package never imports workflow internals beyond the search attribute
+// keys, and never holds provider credentials.
+package agent

@@ -1,0 +1,156 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/signals"
+)
+
+// Handle is one agent. It is cheap, holds no state beyond IDs and is safe
+// for concurrent use.
+type Handle struct {
+	c     client.Client
+	ID    string
+	RunID string // the run the handle was made for; operations follow the chain
+}
+
+// Followup queues content for a turn of its own and wakes the agent.
+func (h *Handle) Followup(ctx context.Context, content string) (signals.Ack, error) {
+	return h.message(ctx, signals.FollowupUpdate, content)
+}
+
+// Steer queues content for the next step boundary and wakes the agent.
+func (h *Handle) Steer(ctx context.Context, content string) (signals.Ack, error) {
+	return h.message(ctx, signals.SteerUpdate, content)
+}
+
+// Inject queues content for the next step boundary without waking the agent.
+func (h *Handle) Inject(ctx context.Context, content string) (signals.Ack, error) {
+	return h.message(ctx, signals.InjectUpdate, content)
+}
+
+// Send routes content to list, waking the agent when wake is set.
+func (h *Handle) Send(ctx context.Context, content string, list eventlog.List, wake bool) (signals.Ack, error) {
+	s := signals.Send{Message: signals.Message{ID: NewMessageID(), Content: content}, List: list, Wake: wake}
+	if err := signals.ValidateSend(s); err != nil {
+		return signals.Ack{}, err
+	}
+	return update(ctx, h, signals.SendUpdate, string(s.ID), s)
+}
+
+func (h *Handle) message(ctx context.Context, u signals.Update[signals.Message, signals.Ack], content string) (signals.Ack, error) {
+	m := signals.Message{ID: NewMessageID(), Content: content}
+	if err := signals.ValidateMessage(m); err != nil {
+		return signals.Ack{}, err
+	}
+	return update(ctx, h, u, string(m.ID), m)
+}
+
+// Cancel aborts the active turn; unless keepInbox, pending messages are
+// discarded with outcome canceled.
+func (h *Handle) Cancel(ctx context.Context, cause string, keepInbox bool) error {
+	if err := signals.ValidateCause(cause); err != nil {
+		return err
+	}
+	return signal(ctx, h, signals.CancelSignal, signals.Cancel{Cause: cause, KeepInbox: keepInbox})
+}
+
+// Dispose ends the agent and waits for its workflow to complete. Pending
+// messages are discarded with outcome disposed; later messages get ErrClosed.
+func (h *Handle) Dispose(ctx context.Context, cause string) error {
+	if err := signals.ValidateCause(cause); err != nil {
+		return err
+	}
+	if err := signal(ctx, h, signals.DisposeSignal, signals.Dispose{Cause: cause}); err != nil {
+		return err
+	}
+	var res signals.AgentResult
+	if err := h.c.GetWorkflow(ctx, h.ID, "").Get(ctx, &res); err != nil {
+		return fmt.Errorf("dispose agent %s: %w", h.ID, err)
+	}
+	return nil
+}
+
+// Status reads idle/running, turn, step and both inbox lists.
+func (h *Handle) Status(ctx context.Context) (signals.StatusView, error) {
+	return query(ctx, h, signals.StatusQuery, struct{}{})
+}
+
+// WaitIdle returns once the agent has no open turn and no due work (seed
+// 003's whenIdle), or has been disposed.
+func (h *Handle) WaitIdle(ctx context.Context) (signals.StatusView, error) {
+	v, err := update(ctx, h, signals.WaitIdleUpdate, "", signals.WaitIdle{})
+	if errors.Is(err, signals.ErrAlreadyIdle) || errors.Is(err, signals.ErrDisposed) {
+		return h.Status(ctx)
+	}
+	return v, err
+}
+
+// Log reads the whole session log, page by page.
+func (h *Handle) Log(ctx context.Context) ([]eventlog.Envelope, error) {
+	var out []eventlog.Envelope
+	for from := int64(0); ; {
+		page, err := query(ctx, h, signals.LogQuery, signals.LogRequest{From: from})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, page.Events...)
+		if page.Next >= page.Len || len(page.Events) == 0 {
+			return out, nil
+		}
+		from = page.Next
+	}
+}
+
+func update[In, Out any](ctx context.Context, h *Handle, u signals.Update[In, Out], id string, in In) (Out, error) {
+	var out Out
+	handle, err := h.c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID: h.ID, UpdateID: id, UpdateName: u.Name, Args: []any{in},
+		WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	if err == nil {
+		err = handle.Get(ctx, &out)
+	}
+	if err != nil {
+		return out, h.mapErr(ctx, u.Name, err)
+	}
+	return out, nil
+}
+
+func signal[T any](ctx context.Context, h *Handle, s signals.Signal[T], in T) error {
+	if err := h.c.SignalWorkflow(ctx, h.ID, "", s.Name, in); err != nil {
+		return h.mapErr(ctx, s.Name, err)
+	}
+	return nil
+}
+
+func query[In, Out any](ctx context.Context, h *Handle, q signals.Query[In, Out], in In) (Out, error) {
+	var out Out
+	v, err := h.c.QueryWorkflow(ctx, h.ID, "", q.Name, in)
+	if err == nil {
+		err = v.Get(&out)
+	}
+	if err != nil {
+		return out, h.mapErr(ctx, q.Name, err)
+	}
+	return out, nil
+}
+
+// mapErr turns Temporal errors into this package's typed errors: a missing
+// workflow is ErrNotFound, a closed one ErrClosed, a validator's rejection
+// its sentinel.
+func (h *Handle) mapErr(ctx context.Context, op string, err error) error {
+	if !isNotFound(err) {
+		return fmt.Errorf("%s agent %s: %w", op, h.ID, fromRejection(err))
+	}
+	desc, derr := h.c.DescribeWorkflowExecution(ctx, h.ID, "")
+	if derr != nil {
+		return fmt.Errorf("%s: %w: %s", op, ErrNotFound, h.ID)
+	}
+	return fmt.Errorf("%s: %w: %s is %s", op, ErrClosed, h.ID, desc.GetWorkflowExecutionInfo().GetStatus())
+}

@@ -1,0 +1,83 @@
+package eventlog
+
+// Role is who speaks a model-facing message.
+type Role string
+
+const (
+	RoleSystem    Role = "system"
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleTool      Role = "tool"
+)
+
+// Message is one entry of the model-facing conversation derived from the log.
+type Message struct {
+	Role       Role              `json:"role"`
+	Content    string            `json:"content,omitempty"`
+	ToolCalls  []ToolCallRequest `json:"tool_calls,omitempty"`
+	ToolCallID string            `json:"tool_call_id,omitempty"`
+	Name       string            `json:"name,omitempty"`
+	IsError    bool              `json:"is_error,omitempty"`
+}
+
+// Conversation folds session events into the conversation a provider sees.
+// It is incremental so a reader can keep one per agent and apply only the
+// events it has not seen. The zero value is empty and ready.
+type Conversation struct {
+	system   string
+	messages []Message
+	applied  int64 // events applied, i.e. the log position folded up to
+}
+
+// Apply folds one event. Events that do not face the model are ignored.
+func (c *Conversation) Apply(e Event) {
+	c.applied++
+	switch e := e.(type) {
+	case SystemMessage:
+		c.system = e.Content
+	case UserMessage:
+		c.messages = append(c.messages, Message{Role: RoleUser, Content: e.Content})
+	case AssistantMessage:
+		// Empty content stays out of derived history.
+		if e.Text == "" && len(e.ToolCalls) == 0 {
+			return
+		}
+		c.messages = append(c.messages, Message{Role: RoleAssistant, Content: e.Text, ToolCalls: e.ToolCalls})
+	case ToolResult:
+		c.messages = append(c.messages, Message{
+			Role: RoleTool, Content: e.Content, ToolCallID: e.CallID, Name: e.Name, IsError: e.IsError,
+		})
+	case InboxInserted, InboxClaimed, InboxDiscarded, TurnStart, TurnEnd, StepStart, StepEnd,
+		AssistantAttempt, ToolCall, StatusChanged:
+	}
+}
+
+// Position is the number of events folded so far.
+func (c *Conversation) Position() int64 { return c.applied }
+
+// Messages returns the conversation, the current system prompt first. The
+// returned slice is a copy the caller may keep.
+func (c *Conversation) Messages() []Message {
+	out := make([]Message, 0, len(c.messages)+1)
+	if c.system != "" {
+		out = append(out, Message{Role: RoleSystem, Content: c.system})
+	}
+	return append(out, c.messages...)
+}
+
+// Clone returns an independent copy, so a cached fold can be extended without
+// disturbing readers of the original.
+func (c *Conversation) Clone() *Conversation {
+	cp := *c
+	cp.messages = append([]Message(nil), c.messages...)
+	return &cp
+}
+
+// ConversationOf folds a whole log.
+func ConversationOf(events []Event) []Message {
+	var c Conversation
+	for _, e := range events {
+		c.Apply(e)
+	}
+	return c.Messages()
+}

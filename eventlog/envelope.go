@@ -1,0 +1,108 @@
+package eventlog
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Envelope is the persisted form of an Event: a sequence number that is
+// gap-free across the agent's whole chain of runs, the workflow time it was
+// recorded at, its type tag and its JSON data.
+//
+// Ref, when set, names the Temporal history fact that already carries the
+// event's content (see Source). A journal copy of the envelope carries Ref
+// instead of Data so that no content is written to history twice.
+type Envelope struct {
+	Seq  int64           `json:"seq"`
+	At   time.Time       `json:"at"`
+	Type Type            `json:"type"`
+	Ref  Ref             `json:"ref,omitempty"`
+	Data json.RawMessage `json:"data,omitempty"`
+}
+
+// ErrUnknownType is returned for an envelope whose type this build does not know.
+var ErrUnknownType = errors.New("eventlog: unknown event type")
+
+// ErrNoData is returned when decoding an envelope whose data was stripped.
+var ErrNoData = errors.New("eventlog: envelope has no data")
+
+// Encode wraps e in an envelope.
+func Encode(seq int64, at time.Time, ref Ref, e Event) (Envelope, error) {
+	data, err := json.Marshal(e)
+	if err != nil {
+		return Envelope{}, fmt.Errorf("encode %s (seq %d): %w", e.Type(), seq, err)
+	}
+	return Envelope{Seq: seq, At: at.UTC(), Type: e.Type(), Ref: ref, Data: data}, nil
+}
+
+// Journal returns the copy of env that is written to history: data is dropped
+// when a reference says where history already holds it.
+func (env Envelope) Journal() Envelope {
+	if env.Ref != "" {
+		env.Data = nil
+	}
+	return env
+}
+
+// Decode returns the typed event inside env. It knows every type; an unknown
+// tag fails with ErrUnknownType.
+func Decode(env Envelope) (Event, error) {
+	switch env.Type {
+	case TypeInboxInserted:
+		return decodeAs[InboxInserted](env)
+	case TypeInboxClaimed:
+		return decodeAs[InboxClaimed](env)
+	case TypeInboxDiscarded:
+		return decodeAs[InboxDiscarded](env)
+	case TypeTurnStart:
+		return decodeAs[TurnStart](env)
+	case TypeTurnEnd:
+		return decodeAs[TurnEnd](env)
+	case TypeStepStart:
+		return decodeAs[StepStart](env)
+	case TypeStepEnd:
+		return decodeAs[StepEnd](env)
+	case TypeSystemMessage:
+		return decodeAs[SystemMessage](env)
+	case TypeUserMessage:
+		return decodeAs[UserMessage](env)
+	case TypeAssistantMessage:
+		return decodeAs[AssistantMessage](env)
+	case TypeAssistantAttempt:
+		return decodeAs[AssistantAttempt](env)
+	case TypeToolCall:
+		return decodeAs[ToolCall](env)
+	case TypeToolResult:
+		return decodeAs[ToolResult](env)
+	case TypeStatus:
+		return decodeAs[StatusChanged](env)
+	default:
+		return nil, fmt.Errorf("%w: %q (seq %d)", ErrUnknownType, env.Type, env.Seq)
+	}
+}
+
+func decodeAs[E Event](env Envelope) (Event, error) {
+	var e E
+	if len(env.Data) == 0 {
+		return nil, fmt.Errorf("%w: %s (seq %d)", ErrNoData, env.Type, env.Seq)
+	}
+	if err := json.Unmarshal(env.Data, &e); err != nil {
+		return nil, fmt.Errorf("decode %s (seq %d): %w", env.Type, env.Seq, err)
+	}
+	return e, nil
+}
+
+// DecodeAll decodes a log in order.
+func DecodeAll(envs []Envelope) ([]Event, error) {
+	out := make([]Event, 0, len(envs))
+	for _, env := range envs {
+		e, err := Decode(env)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}

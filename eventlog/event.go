@@ -1,0 +1,242 @@
+package eventlog
+
+import "encoding/json"
+
+// Event is one fact in an agent's session log. The set is closed: only this
+// package defines variants, and Decode knows every one of them.
+//
+//sumtype:decl
+type Event interface {
+	// Type is the stable wire tag of the event.
+	Type() Type
+	isEvent()
+}
+
+// Type is the persisted tag of an Event. Values are durable: never rename one.
+type Type string
+
+// The closed set of session event types.
+const (
+	TypeInboxInserted    Type = "inbox/inserted"
+	TypeInboxClaimed     Type = "inbox/claimed"
+	TypeInboxDiscarded   Type = "inbox/discarded"
+	TypeTurnStart        Type = "turn/start"
+	TypeTurnEnd          Type = "turn/end"
+	TypeStepStart        Type = "step/start"
+	TypeStepEnd          Type = "step/end"
+	TypeSystemMessage    Type = "system/message"
+	TypeUserMessage      Type = "user/message"
+	TypeAssistantMessage Type = "assistant/message"
+	TypeAssistantAttempt Type = "assistant/attempt"
+	TypeToolCall         Type = "tool/call"
+	TypeToolResult       Type = "tool/result"
+	TypeStatus           Type = "status"
+)
+
+// Types lists every event type in a stable order (tests and golden files).
+var Types = []Type{
+	TypeInboxInserted, TypeInboxClaimed, TypeInboxDiscarded,
+	TypeTurnStart, TypeTurnEnd, TypeStepStart, TypeStepEnd,
+	TypeSystemMessage, TypeUserMessage, TypeAssistantMessage, TypeAssistantAttempt,
+	TypeToolCall, TypeToolResult, TypeStatus,
+}
+
+// MessageID identifies one accepted inbox message for its whole life:
+// inserted, then claimed or discarded.
+type MessageID string
+
+// List names one of the inbox's two ordered lists.
+type List string
+
+const (
+	// NextTurn messages open a turn of their own (followup).
+	NextTurn List = "next-turn"
+	// NextStep messages enter the next step boundary (steer, inject).
+	NextStep List = "next-step"
+)
+
+// Valid reports whether l is one of the two lists.
+func (l List) Valid() bool { return l == NextTurn || l == NextStep }
+
+// DiscardOutcome says why a pending message left the inbox unclaimed.
+type DiscardOutcome string
+
+const (
+	DiscardCanceled DiscardOutcome = "canceled"
+	DiscardDisposed DiscardOutcome = "disposed"
+)
+
+// InboxInserted records an accepted message entering a list.
+type InboxInserted struct {
+	MessageID MessageID `json:"message_id"`
+	List      List      `json:"list"`
+	Content   string    `json:"content"`
+	// Wake is false for inject: the message waits for work that is already due.
+	Wake bool `json:"wake"`
+}
+
+// InboxClaimed records the atomic removal of a message by a turn.
+type InboxClaimed struct {
+	MessageID MessageID `json:"message_id"`
+	List      List      `json:"list"`
+	Turn      int       `json:"turn"`
+}
+
+// InboxDiscarded records an ordinary removal: the message is never claimed.
+type InboxDiscarded struct {
+	MessageID MessageID      `json:"message_id"`
+	List      List           `json:"list"`
+	Outcome   DiscardOutcome `json:"outcome"`
+	Cause     string         `json:"cause,omitempty"`
+}
+
+// TurnStart opens turn Turn. RetryOf is the failed turn a retry turn repeats.
+type TurnStart struct {
+	Turn    int `json:"turn"`
+	RetryOf int `json:"retry_of,omitempty"`
+}
+
+// EndReason says how a turn closed.
+type EndReason string
+
+const (
+	EndCompleted EndReason = "completed" // the model stopped naturally
+	EndConcluded EndReason = "concluded" // a tool result concluded the turn
+	EndBlocked   EndReason = "blocked"   // pre-step rejected the claimed batch
+	EndCanceled  EndReason = "canceled"  // cancel aborted the turn
+	EndFailed    EndReason = "failed"    // a terminal failure closed the turn
+)
+
+// TurnEnd closes turn Turn.
+type TurnEnd struct {
+	Turn   int       `json:"turn"`
+	Reason EndReason `json:"reason"`
+	Error  string    `json:"error,omitempty"`
+}
+
+// StepStart opens one model request step.
+type StepStart struct {
+	Turn     int    `json:"turn"`
+	Step     int    `json:"step"`
+	Provider string `json:"provider,omitempty"`
+	Model    string `json:"model,omitempty"`
+}
+
+// StepEnd closes a step.
+type StepEnd struct {
+	Turn int `json:"turn"`
+	Step int `json:"step"`
+}
+
+// SystemMessage records the system prompt; it is recorded only when it changed.
+type SystemMessage struct {
+	Content string `json:"content"`
+}
+
+// UserMessage records a claimed message entering the model's context.
+type UserMessage struct {
+	MessageID MessageID `json:"message_id"`
+	Content   string    `json:"content"`
+}
+
+// ToolCallRequest is one tool call the model asked for.
+type ToolCallRequest struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// Usage counts tokens of one model call.
+type Usage struct {
+	InputTokens  int64 `json:"input_tokens"`
+	OutputTokens int64 `json:"output_tokens"`
+	CachedTokens int64 `json:"cached_tokens,omitempty"`
+}
+
+// FinishReason is the loop's normalised reason a model call ended.
+type FinishReason string
+
+const (
+	FinishStop          FinishReason = "stop"
+	FinishToolCalls     FinishReason = "tool_calls"
+	FinishMaxTokens     FinishReason = "max_tokens"
+	FinishContentFilter FinishReason = "content_filter"
+	FinishOther         FinishReason = "other"
+)
+
+// AssistantMessage records a successful model call as assembled.
+type AssistantMessage struct {
+	Text         string            `json:"text,omitempty"`
+	ToolCalls    []ToolCallRequest `json:"tool_calls,omitempty"`
+	Usage        Usage             `json:"usage"`
+	FinishReason FinishReason      `json:"finish_reason"`
+	Provider     string            `json:"provider,omitempty"`
+	Model        string            `json:"model,omitempty"`
+}
+
+// AssistantAttempt records a failed model call with its normalised failure.
+type AssistantAttempt struct {
+	Failure  Failure `json:"failure"`
+	Provider string  `json:"provider,omitempty"`
+	Model    string  `json:"model,omitempty"`
+}
+
+// ToolCall records that a tool call started. The arguments live in the
+// assistant message that asked for it.
+type ToolCall struct {
+	CallID         string `json:"call_id"`
+	Name           string `json:"name"`
+	IdempotencyKey string `json:"idempotency_key"`
+}
+
+// ToolResult records a tool call's outcome, committed in the model's call order.
+type ToolResult struct {
+	CallID        string `json:"call_id"`
+	Name          string `json:"name"`
+	Content       string `json:"content"`
+	IsError       bool   `json:"is_error,omitempty"`
+	ConcludesTurn bool   `json:"concludes_turn,omitempty"`
+}
+
+// Status is whole-agent activity. Lifetime (created…disposed) is not a status.
+type Status string
+
+const (
+	StatusIdle    Status = "idle"
+	StatusRunning Status = "running"
+)
+
+// StatusChanged records a real transition; never the same status twice in a row.
+type StatusChanged struct {
+	Status Status `json:"status"`
+}
+
+func (InboxInserted) Type() Type    { return TypeInboxInserted }
+func (InboxClaimed) Type() Type     { return TypeInboxClaimed }
+func (InboxDiscarded) Type() Type   { return TypeInboxDiscarded }
+func (TurnStart) Type() Type        { return TypeTurnStart }
+func (TurnEnd) Type() Type          { return TypeTurnEnd }
+func (StepStart) Type() Type        { return TypeStepStart }
+func (StepEnd) Type() Type          { return TypeStepEnd }
+func (SystemMessage) Type() Type    { return TypeSystemMessage }
+func (UserMessage) Type() Type      { return TypeUserMessage }
+func (AssistantMessage) Type() Type { return TypeAssistantMessage }
+func (AssistantAttempt) Type() Type { return TypeAssistantAttempt }
+func (ToolCall) Type() Type         { return TypeToolCall }
+func (ToolResult) Type() Type       { return TypeToolResult }
+func (StatusChanged) Type() Type    { return TypeStatus }
+
+func (InboxInserted) isEvent()    {}
+func (InboxClaimed) isEvent()     {}
+func (InboxDiscarded) isEvent()   {}
+func (TurnStart) isEvent()        {}
+func (TurnEnd) isEvent()          {}
+func (StepStart) isEvent()        {}
+func (StepEnd) isEvent()          {}
+func (SystemMessage) isEvent()    {}
+func (UserMessage) isEvent()      {}
+func (AssistantMessage) isEvent() {}
+func (AssistantAttempt) isEvent() {}
+func (ToolCall) isEvent()         {}
+func (ToolResult) isEvent()       {}
+func (StatusChanged) isEvent()    {}

@@ -1,0 +1,83 @@
+package eventlog
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Strip returns the journal form of env: the copy written to Temporal history
+// beside the facts that already carry its content. An envelope without a Ref
+// is kept whole. For message events the content field is emptied and the rest
+// kept (list, wake, ids); for events whose whole data is an activity result
+// the data is dropped.
+func Strip(env Envelope) (Envelope, error) {
+	if env.Ref == "" {
+		return env, nil
+	}
+	e, err := Decode(env)
+	if err != nil {
+		return Envelope{}, err
+	}
+	var stripped Event
+	switch e := e.(type) {
+	case InboxInserted:
+		e.Content = ""
+		stripped = e
+	case UserMessage:
+		e.Content = ""
+		stripped = e
+	case SystemMessage:
+		e.Content = ""
+		stripped = e
+	default:
+		env.Data = nil
+		return env, nil
+	}
+	env.Data, err = json.Marshal(stripped)
+	if err != nil {
+		return Envelope{}, fmt.Errorf("strip %s (seq %d): %w", env.Type, env.Seq, err)
+	}
+	return env, nil
+}
+
+// Restore is the inverse of Strip given what env.Ref points at: content for
+// message events, or the whole event data for events recorded from an
+// activity result.
+func Restore(env Envelope, content string, whole json.RawMessage) (Envelope, error) {
+	if env.Ref == "" {
+		return env, nil
+	}
+	if len(env.Data) == 0 {
+		if len(whole) == 0 {
+			return Envelope{}, fmt.Errorf("restore %s (seq %d): %w from %s", env.Type, env.Seq, ErrNoData, env.Ref)
+		}
+		env.Data = whole
+		if _, err := Decode(env); err != nil {
+			return Envelope{}, err
+		}
+		return env, nil
+	}
+	e, err := Decode(env)
+	if err != nil {
+		return Envelope{}, err
+	}
+	var filled Event
+	switch e := e.(type) {
+	case InboxInserted:
+		e.Content = content
+		filled = e
+	case UserMessage:
+		e.Content = content
+		filled = e
+	case SystemMessage:
+		e.Content = content
+		filled = e
+	default:
+		return Envelope{}, fmt.Errorf("restore %s (seq %d): no content field for ref %s", env.Type, env.Seq, env.Ref)
+	}
+	env.Data, err = json.Marshal(filled)
+	if err != nil {
+		return Envelope{}, fmt.Errorf("restore %s (seq %d): %w", env.Type, env.Seq, err)
+	}
+	return env, nil
+}

@@ -1,0 +1,195 @@
+package eventlog
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// ErrInvalidTransition is returned when an event cannot follow the state it is
+// applied to: the log is corrupt or the loop has a bug. Replay fails loudly.
+var ErrInvalidTransition = errors.New("eventlog: invalid transition")
+
+// Pending is a message waiting in one of the inbox lists.
+type Pending struct {
+	ID      MessageID `json:"id"`
+	Content string    `json:"content"`
+	Wake    bool      `json:"wake"`
+}
+
+// Inbox is the agent's two ordered lists of pending messages.
+type Inbox struct {
+	NextTurn []Pending `json:"next_turn,omitempty"`
+	NextStep []Pending `json:"next_step,omitempty"`
+}
+
+func (in *Inbox) list(l List) *[]Pending {
+	if l == NextTurn {
+		return &in.NextTurn
+	}
+	return &in.NextStep
+}
+
+// Find returns the pending message id and its list.
+func (in Inbox) Find(id MessageID) (Pending, List, bool) {
+	for _, l := range []List{NextTurn, NextStep} {
+		for _, p := range *in.list(l) {
+			if p.ID == id {
+				return p, l, true
+			}
+		}
+	}
+	return Pending{}, "", false
+}
+
+// Len is the number of pending messages in both lists.
+func (in Inbox) Len() int { return len(in.NextTurn) + len(in.NextStep) }
+
+func (in *Inbox) remove(l List, id MessageID) bool {
+	lst := in.list(l)
+	i := slices.IndexFunc(*lst, func(p Pending) bool { return p.ID == id })
+	if i < 0 {
+		return false
+	}
+	*lst = slices.Delete(slices.Clone(*lst), i, i+1)
+	return true
+}
+
+// State is the loop's state as a pure fold of its session log: inbox, status,
+// turn and step counters, the last recorded system prompt and the open tool
+// calls. Apply is the only way it changes.
+type State struct {
+	Len          int64  `json:"len"` // events applied; the next event's Seq
+	Status       Status `json:"status"`
+	Turn         int    `json:"turn"` // the last opened turn
+	InTurn       bool   `json:"in_turn"`
+	Step         int    `json:"step"` // the last opened step of Turn
+	InStep       bool   `json:"in_step"`
+	Inbox        Inbox  `json:"inbox"`
+	SystemPrompt string `json:"system_prompt,omitempty"`
+	// OpenCalls are the tool calls of the last assistant message that have no
+	// result yet, in the model's order.
+	OpenCalls []ToolCallRequest `json:"open_calls,omitempty"`
+}
+
+// NewState returns the state of an empty log starting at position start.
+func NewState(start int64) State { return State{Len: start, Status: StatusIdle} }
+
+// Apply folds e into s. It performs no I/O and reads no clock.
+func (s *State) Apply(e Event) error {
+	if err := s.apply(e); err != nil {
+		return fmt.Errorf("%w: %s at seq %d: %w", ErrInvalidTransition, e.Type(), s.Len, err)
+	}
+	s.Len++
+	return nil
+}
+
+func (s *State) apply(e Event) error {
+	switch e := e.(type) {
+	case InboxInserted:
+		return s.insert(e)
+	case InboxClaimed:
+		return s.take(e.List, e.MessageID, s.InTurn, "claim outside a turn")
+	case InboxDiscarded:
+		return s.take(e.List, e.MessageID, true, "")
+	case TurnStart:
+		return s.startTurn(e)
+	case TurnEnd:
+		return s.endTurn(e)
+	case StepStart:
+		return s.startStep(e)
+	case StepEnd:
+		if !s.InStep || e.Step != s.Step {
+			return fmt.Errorf("step %d is not open", e.Step)
+		}
+		if len(s.OpenCalls) > 0 {
+			return fmt.Errorf("step %d would leave %d tool calls without results", e.Step, len(s.OpenCalls))
+		}
+		s.InStep = false
+	case SystemMessage:
+		s.SystemPrompt = e.Content
+	case UserMessage:
+	case AssistantMessage:
+		if !s.InStep {
+			return errors.New("assistant message outside a step")
+		}
+		s.OpenCalls = slices.Clone(e.ToolCalls)
+	case AssistantAttempt:
+	case ToolCall:
+		if !slices.ContainsFunc(s.OpenCalls, func(c ToolCallRequest) bool { return c.ID == e.CallID }) {
+			return fmt.Errorf("tool call %q was not requested", e.CallID)
+		}
+	case ToolResult:
+		return s.closeCall(e.CallID)
+	case StatusChanged:
+		if e.Status == s.Status {
+			return fmt.Errorf("status is already %s", e.Status)
+		}
+		s.Status = e.Status
+	}
+	return nil
+}
+
+func (s *State) insert(e InboxInserted) error {
+	if !e.List.Valid() {
+		return fmt.Errorf("unknown list %q", e.List)
+	}
+	if _, _, dup := s.Inbox.Find(e.MessageID); dup {
+		return fmt.Errorf("message %q is already pending", e.MessageID)
+	}
+	lst := s.Inbox.list(e.List)
+	*lst = append(slices.Clip(*lst), Pending{ID: e.MessageID, Content: e.Content, Wake: e.Wake})
+	return nil
+}
+
+func (s *State) take(l List, id MessageID, allowed bool, why string) error {
+	if !allowed {
+		return errors.New(why)
+	}
+	if !s.Inbox.remove(l, id) {
+		return fmt.Errorf("message %q is not pending in %s", id, l)
+	}
+	return nil
+}
+
+func (s *State) startTurn(e TurnStart) error {
+	if s.InTurn || e.Turn != s.Turn+1 {
+		return fmt.Errorf("turn %d cannot start after turn %d (open %t)", e.Turn, s.Turn, s.InTurn)
+	}
+	s.Turn, s.InTurn, s.Step, s.InStep, s.OpenCalls = e.Turn, true, 0, false, nil
+	return nil
+}
+
+func (s *State) endTurn(e TurnEnd) error {
+	if !s.InTurn || e.Turn != s.Turn || s.InStep {
+		return fmt.Errorf("turn %d is not open or a step is still open", e.Turn)
+	}
+	if len(s.OpenCalls) > 0 {
+		return fmt.Errorf("turn %d would leave %d tool calls without results", e.Turn, len(s.OpenCalls))
+	}
+	s.InTurn = false
+	return nil
+}
+
+func (s *State) startStep(e StepStart) error {
+	if !s.InTurn || s.InStep || e.Turn != s.Turn || e.Step != s.Step+1 {
+		return fmt.Errorf("step %d.%d cannot start after %d.%d", e.Turn, e.Step, s.Turn, s.Step)
+	}
+	if len(s.OpenCalls) > 0 {
+		return fmt.Errorf("step %d.%d would leave tool calls without results", e.Turn, e.Step)
+	}
+	s.Step, s.InStep = e.Step, true
+	return nil
+}
+
+func (s *State) closeCall(id string) error {
+	i := slices.IndexFunc(s.OpenCalls, func(c ToolCallRequest) bool { return c.ID == id })
+	if i < 0 {
+		return fmt.Errorf("tool result for %q has no open call", id)
+	}
+	if i != 0 {
+		return fmt.Errorf("tool result for %q out of model order", id)
+	}
+	s.OpenCalls = slices.Delete(slices.Clone(s.OpenCalls), 0, 1)
+	return nil
+}

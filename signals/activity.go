@@ -1,0 +1,53 @@
+package signals
+
+import "github.com/tetherdev/tether/eventlog"
+
+// LogRef points at an agent's session log as of one position: events with
+// seq < Upto. An activity given a LogRef reads the log itself (a query on its
+// workflow, behind a worker cache), so the conversation is never copied into
+// history again.
+type LogRef struct {
+	AgentID string `json:"agent_id"`
+	RunID   string `json:"run_id"`
+	Upto    int64  `json:"upto"`
+}
+
+// CallConfig is the frozen configuration of one model request.
+type CallConfig struct {
+	Provider  string   `json:"provider,omitempty"`
+	Model     string   `json:"model,omitempty"`
+	MaxTokens int      `json:"max_tokens,omitempty"`
+	Tools     []string `json:"tools,omitempty"`
+	Turn      int      `json:"turn"`
+	Step      int      `json:"step"`
+}
+
+// ModelInput is the input of ModelActivity: a reference and a configuration,
+// never the conversation. Its size does not grow with the conversation.
+// Journal carries session events recorded since the previous command, in
+// their history form (see eventlog.Strip).
+type ModelInput struct {
+	Ref     LogRef              `json:"ref"`
+	Call    CallConfig          `json:"call"`
+	Journal []eventlog.Envelope `json:"journal,omitempty"`
+}
+
+// ModelOutput is the result of ModelActivity; it is the assistant/message event.
+type ModelOutput = eventlog.AssistantMessage
+
+// ToolInput is the input of ToolActivity. The call's arguments are read from
+// the log (the assistant message at AssistantSeq), not copied here.
+type ToolInput struct {
+	Ref LogRef `json:"ref"`
+	// AssistantSeq is the seq of the assistant/message that asked for the call.
+	AssistantSeq int64  `json:"assistant_seq"`
+	CallID       string `json:"call_id"`
+	Name         string `json:"name"`
+	// IdempotencyKey is stable across retries, worker crashes and
+	// Continue-As-New: agent/turn/step/call.
+	IdempotencyKey string              `json:"idempotency_key"`
+	Journal        []eventlog.Envelope `json:"journal,omitempty"`
+}
+
+// ToolOutput is the result of ToolActivity; it is the tool/result event.
+type ToolOutput = eventlog.ToolResult

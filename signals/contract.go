@@ -1,0 +1,110 @@
+package signals
+
+import "github.com/tetherdev/tether/eventlog"
+
+// Signal names a fire-and-forget message of payload type T.
+type Signal[T any] struct{ Name string }
+
+// Update names a validated, acknowledged message: In is validated before it
+// reaches history and the handler answers Out.
+type Update[In, Out any] struct{ Name string }
+
+// Query names a read-only question answered without touching history.
+type Query[In, Out any] struct{ Name string }
+
+// Signals. Each accepted message gets an inbox event in the session log.
+var (
+	FollowupSignal = Signal[Message]{Name: "followup"} // next-turn, wakes
+	SteerSignal    = Signal[Message]{Name: "steer"}    // next-step, wakes
+	InjectSignal   = Signal[Message]{Name: "inject"}   // next-step, does not wake
+	SendSignal     = Signal[Send]{Name: "send"}        // explicit list and wake
+	CancelSignal   = Signal[Cancel]{Name: "cancel"}    // abort the active turn
+	DisposeSignal  = Signal[Dispose]{Name: "dispose"}  // end the agent
+)
+
+// Updates: the same operations for callers that need an acknowledgement. The
+// validator rejects bad input, which then never reaches history.
+var (
+	FollowupUpdate = Update[Message, Ack]{Name: "followup"}
+	SteerUpdate    = Update[Message, Ack]{Name: "steer"}
+	InjectUpdate   = Update[Message, Ack]{Name: "inject"}
+	SendUpdate     = Update[Send, Ack]{Name: "send"}
+	// WaitIdleUpdate returns once the agent is idle with no wakeful work
+	// pending, or disposed. Its validator rejects with ErrAlreadyIdle when
+	// there is nothing to wait for, so an idle agent's history is untouched.
+	WaitIdleUpdate = Update[WaitIdle, StatusView]{Name: "wait-idle"}
+)
+
+// Queries.
+var (
+	StatusQuery = Query[struct{}, StatusView]{Name: "status"}
+	LogQuery    = Query[LogRequest, LogPage]{Name: "log"}
+)
+
+// Message is a followup, steer or inject. ID is chosen by the sender (the
+// client makes one when empty) and doubles as the update ID, so a retried
+// send is deduplicated.
+type Message struct {
+	ID      eventlog.MessageID `json:"id"`
+	Content string             `json:"content"`
+}
+
+// Send routes a message to a list explicitly (seed 003's send).
+type Send struct {
+	Message
+	List eventlog.List `json:"list"`
+	Wake bool          `json:"wake"`
+}
+
+// Cancel aborts the active turn. Unless KeepInbox, pending messages are
+// discarded with outcome canceled.
+type Cancel struct {
+	Cause     string `json:"cause,omitempty"`
+	KeepInbox bool   `json:"keep_inbox,omitempty"`
+}
+
+// Dispose ends the agent: the active turn is canceled, pending messages are
+// discarded with outcome disposed and the workflow completes.
+type Dispose struct {
+	Cause string `json:"cause,omitempty"`
+}
+
+// Ack acknowledges an accepted message.
+type Ack struct {
+	MessageID eventlog.MessageID `json:"message_id"`
+	Seq       int64              `json:"seq"` // position of its inbox/inserted event
+}
+
+// WaitIdle is the argument of WaitIdleUpdate.
+type WaitIdle struct{}
+
+// StatusView answers StatusQuery.
+type StatusView struct {
+	Status   eventlog.Status    `json:"status"`
+	Turn     int                `json:"turn"`
+	Step     int                `json:"step"`
+	InTurn   bool               `json:"in_turn"`
+	NextTurn []eventlog.Pending `json:"next_turn"`
+	NextStep []eventlog.Pending `json:"next_step"`
+	LogLen   int64              `json:"log_len"`
+	Disposed bool               `json:"disposed"`
+}
+
+// LogRequest asks for events with From <= seq < To (To 0 = to the end), at
+// most Limit of them (0 = DefaultLogPage).
+type LogRequest struct {
+	From  int64 `json:"from"`
+	To    int64 `json:"to,omitempty"`
+	Limit int   `json:"limit,omitempty"`
+}
+
+// DefaultLogPage bounds one LogQuery answer.
+const DefaultLogPage = 500
+
+// LogPage answers LogQuery. Next is the From of the following page; Next ==
+// Len means the log has been read to its end.
+type LogPage struct {
+	Events []eventlog.Envelope `json:"events"`
+	Next   int64               `json:"next"`
+	Len    int64               `json:"len"`
+}

@@ -1,0 +1,116 @@
+package signals
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tetherdev/tether/eventlog"
+)
+
+// Limits on accepted input. A message over MaxMessageBytes is rejected before
+// it reaches history; Temporal's own payload limit is 2 MiB.
+const (
+	MaxMessageBytes = 256 << 10
+	MaxIDBytes      = 128
+	MaxCauseBytes   = 1024
+)
+
+// Validation errors. Callers match with errors.Is.
+var (
+	ErrEmptyMessage    = errors.New("message content is empty")
+	ErrMessageTooLarge = errors.New("message content is too large")
+	ErrInvalidID       = errors.New("message id is invalid")
+	ErrInvalidList     = errors.New("inbox list is invalid")
+	ErrInvalidUTF8     = errors.New("message content is not valid UTF-8")
+	ErrCauseTooLarge   = errors.New("cause is too large")
+	ErrAlreadyIdle     = errors.New("agent is already idle")
+	ErrDisposed        = errors.New("agent is disposed")
+	ErrDuplicateID     = errors.New("message id was already accepted")
+)
+
+// ValidateMessage checks a message before it is accepted.
+func ValidateMessage(m Message) error {
+	if err := ValidateID(m.ID); err != nil {
+		return err
+	}
+	switch {
+	case strings.TrimSpace(m.Content) == "":
+		return ErrEmptyMessage
+	case len(m.Content) > MaxMessageBytes:
+		return fmt.Errorf("%w: %d bytes, limit %d", ErrMessageTooLarge, len(m.Content), MaxMessageBytes)
+	case !utf8.ValidString(m.Content):
+		return ErrInvalidUTF8
+	}
+	return nil
+}
+
+// ValidateSend checks a send.
+func ValidateSend(s Send) error {
+	if !s.List.Valid() {
+		return fmt.Errorf("%w: %q", ErrInvalidList, s.List)
+	}
+	return ValidateMessage(s.Message)
+}
+
+// ValidateID checks a message ID: non-empty, bounded, printable ASCII without
+// spaces (it is also used as an update ID and inside references).
+func ValidateID(id eventlog.MessageID) error {
+	if id == "" || len(id) > MaxIDBytes {
+		return fmt.Errorf("%w: %q", ErrInvalidID, id)
+	}
+	for _, r := range string(id) {
+		if r <= ' ' || r > '~' {
+			return fmt.Errorf("%w: %q", ErrInvalidID, id)
+		}
+	}
+	return nil
+}
+
+// ValidateCause bounds a cancel or dispose cause.
+func ValidateCause(cause string) error {
+	if len(cause) > MaxCauseBytes {
+		return fmt.Errorf("%w: %d bytes, limit %d", ErrCauseTooLarge, len(cause), MaxCauseBytes)
+	}
+	return nil
+}
+
+// Rejection types: the ApplicationError types update validators reject
+// with, so clients match on type, never on message text.
+const (
+	RejectInvalid   = "tether.InvalidMessage"
+	RejectDuplicate = "tether.DuplicateMessage"
+	RejectDisposed  = "tether.Disposed"
+	RejectIdle      = "tether.AlreadyIdle"
+)
+
+var rejections = []struct {
+	typ string
+	err error
+}{
+	{RejectDuplicate, ErrDuplicateID},
+	{RejectDisposed, ErrDisposed},
+	{RejectIdle, ErrAlreadyIdle},
+}
+
+// RejectionType is the rejection type for a validation error.
+func RejectionType(err error) string {
+	for _, r := range rejections {
+		if errors.Is(err, r.err) {
+			return r.typ
+		}
+	}
+	return RejectInvalid
+}
+
+// RejectionError is the sentinel error of a rejection type, or nil for
+// RejectInvalid and unknown types.
+func RejectionError(typ string) error {
+	for _, r := range rejections {
+		if r.typ == typ {
+			return r.err
+		}
+	}
+	return nil
+}

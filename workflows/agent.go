@@ -1,0 +1,91 @@
+package workflows
+
+import (
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/signals"
+)
+
+// Agent is the agent workflow. Config holds worker-level knobs; the
+// workflow's behaviour comes from its input and its messages.
+type Agent struct {
+	Config Config
+}
+
+// run is one run of the agent workflow: the core plus the Temporal edge.
+type run struct {
+	cfg    Config
+	core   *Core
+	cancel workflow.CancelFunc // cancels the in-flight command, if any
+	attrs  attrState           // search attribute values last written
+}
+
+// Run is the workflow function: validate the input, register handlers, then
+// loop: ask the core for the due command, execute it, report back.
+func (a Agent) Run(ctx workflow.Context, in signals.AgentInput) (signals.AgentResult, error) {
+	cfg := a.Config.withDefaults()
+	info := workflow.GetInfo(ctx)
+	r := &run{cfg: cfg, core: NewCore(info.WorkflowExecution.ID, info.WorkflowExecution.RunID, in.Options)}
+	r.attrs = currentAttrs(ctx)
+	if err := r.register(ctx); err != nil {
+		return signals.AgentResult{}, err
+	}
+	if in.First != nil {
+		if _, err := r.core.Accept(workflow.Now(ctx), *in.First, eventlog.NextTurn, true); err != nil {
+			return signals.AgentResult{}, temporal.NewNonRetryableApplicationError(
+				"invalid first message", errInvalidInput, err)
+		}
+	}
+	return r.loop(ctx)
+}
+
+// errInvalidInput is the ApplicationError type of a rejected workflow input.
+const errInvalidInput = "tether.InvalidInput"
+
+func (r *run) loop(ctx workflow.Context) (signals.AgentResult, error) {
+	for {
+		switch cmd := r.core.Next(workflow.Now(ctx)).(type) {
+		case AwaitWork:
+			r.journal(ctx, cmd.Journal)
+			r.syncAttrs(ctx)
+			workflow.SetCurrentDetails(ctx, r.details("idle"))
+			err := workflow.Await(ctx, func() bool {
+				return r.core.HasWork() || r.core.Disposed() || r.core.HasJournal()
+			})
+			if err != nil {
+				return signals.AgentResult{}, err
+			}
+		case CallModel:
+			r.syncAttrs(ctx)
+			workflow.SetCurrentDetails(ctx, r.details(cmd.Summary))
+			r.callModel(ctx, cmd)
+		case RunTools:
+			workflow.SetCurrentDetails(ctx, r.details("running tools"))
+			r.runTools(ctx, cmd)
+		case Finish:
+			r.syncAttrs(ctx)
+			err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
+			return cmd.Result, err
+		case Fail:
+			workflow.GetLogger(ctx).Error("Session log transition failed", "error", cmd.Err)
+			return signals.AgentResult{}, cmd.Err
+		}
+	}
+}
+
+// journal writes the log tail that no command carried into history, as a
+// side-effect marker, so history alone holds the whole session log.
+func (r *run) journal(ctx workflow.Context, j []eventlog.Envelope) {
+	if len(j) == 0 {
+		return
+	}
+	workflow.SideEffect(ctx, func(workflow.Context) any { return signals.JournalMarker{Journal: j} })
+}
+
+func (r *run) details(doing string) string {
+	s := r.core.State()
+	return "**" + string(s.Status) + "** turn " + itoa(s.Turn) + " step " + itoa(s.Step) + ": " + doing +
+		" (inbox " + itoa(len(s.Inbox.NextTurn)) + " next-turn, " + itoa(len(s.Inbox.NextStep)) + " next-step)"
+}

@@ -1,0 +1,171 @@
+package workflows
+
+import (
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/signals"
+)
+
+// route says where a message operation puts its message.
+type route struct {
+	list eventlog.List
+	wake bool
+}
+
+var (
+	followupRoute = route{eventlog.NextTurn, true}
+	steerRoute    = route{eventlog.NextStep, true}
+	injectRoute   = route{eventlog.NextStep, false}
+)
+
+// register installs every signal, update and query handler. It runs before
+// the workflow's first blocking call. Handlers only turn messages into core
+// calls; the core records the events.
+func (r *run) register(ctx workflow.Context) error {
+	for _, u := range []struct {
+		name string
+		rt   route
+	}{
+		{signals.FollowupUpdate.Name, followupRoute},
+		{signals.SteerUpdate.Name, steerRoute},
+		{signals.InjectUpdate.Name, injectRoute},
+	} {
+		if err := r.messageUpdate(ctx, u.name, u.rt); err != nil {
+			return err
+		}
+	}
+	r.receive(ctx, signals.FollowupSignal.Name, func(m signals.Message) { r.accept(ctx, m, followupRoute) })
+	r.receive(ctx, signals.SteerSignal.Name, func(m signals.Message) { r.accept(ctx, m, steerRoute) })
+	r.receive(ctx, signals.InjectSignal.Name, func(m signals.Message) { r.accept(ctx, m, injectRoute) })
+	r.receiveSend(ctx)
+	r.receiveCancel(ctx)
+	r.receiveDispose(ctx)
+	if err := r.sendUpdate(ctx); err != nil {
+		return err
+	}
+	if err := r.waitIdleUpdate(ctx); err != nil {
+		return err
+	}
+	return r.queries(ctx)
+}
+
+// accept records a signalled message. A signal cannot answer, so a rejected
+// one is logged and left out of the session log; callers that need to know
+// use the update of the same name.
+func (r *run) accept(ctx workflow.Context, m signals.Message, rt route) {
+	if _, err := r.core.Accept(workflow.Now(ctx), m, rt.list, rt.wake); err != nil {
+		workflow.GetLogger(ctx).Warn("Message rejected", "message_id", m.ID, "list", rt.list, "error", err)
+	}
+}
+
+func (r *run) messageUpdate(ctx workflow.Context, name string, rt route) error {
+	return workflow.SetUpdateHandlerWithOptions(ctx, name,
+		func(ctx workflow.Context, m signals.Message) (signals.Ack, error) {
+			return r.core.Accept(workflow.Now(ctx), m, rt.list, rt.wake)
+		},
+		workflow.UpdateHandlerOptions{Validator: func(_ workflow.Context, m signals.Message) error {
+			return reject(r.core.CheckMessage(m))
+		}},
+	)
+}
+
+func (r *run) sendUpdate(ctx workflow.Context) error {
+	return workflow.SetUpdateHandlerWithOptions(ctx, signals.SendUpdate.Name,
+		func(ctx workflow.Context, s signals.Send) (signals.Ack, error) {
+			return r.core.Accept(workflow.Now(ctx), s.Message, s.List, s.Wake)
+		},
+		workflow.UpdateHandlerOptions{Validator: func(_ workflow.Context, s signals.Send) error {
+			if err := signals.ValidateSend(s); err != nil {
+				return reject(err)
+			}
+			return reject(r.core.CheckMessage(s.Message))
+		}},
+	)
+}
+
+// waitIdleUpdate answers once the agent has no open turn and no due work.
+// Its validator rejects an already idle agent, so polling an idle agent
+// writes nothing to history.
+func (r *run) waitIdleUpdate(ctx workflow.Context) error {
+	idle := func() bool { return !r.core.State().InTurn && !r.core.HasWork() }
+	return workflow.SetUpdateHandlerWithOptions(ctx, signals.WaitIdleUpdate.Name,
+		func(ctx workflow.Context, _ signals.WaitIdle) (signals.StatusView, error) {
+			err := workflow.Await(ctx, func() bool { return idle() || r.core.Disposed() })
+			return r.core.Status(), err
+		},
+		workflow.UpdateHandlerOptions{Validator: func(workflow.Context, signals.WaitIdle) error {
+			switch {
+			case r.core.Disposed():
+				return reject(signals.ErrDisposed)
+			case idle():
+				return reject(signals.ErrAlreadyIdle)
+			}
+			return nil
+		}},
+	)
+}
+
+func (r *run) queries(ctx workflow.Context) error {
+	if err := workflow.SetQueryHandler(ctx, signals.StatusQuery.Name, func() (signals.StatusView, error) {
+		return r.core.Status(), nil
+	}); err != nil {
+		return err
+	}
+	return workflow.SetQueryHandler(ctx, signals.LogQuery.Name, func(req signals.LogRequest) (signals.LogPage, error) {
+		return r.core.Page(req), nil
+	})
+}
+
+// receive runs a coroutine that hands every signal on name to handle.
+func receive[T any](ctx workflow.Context, name string, handle func(T)) {
+	ch := workflow.GetSignalChannel(ctx, name)
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		for {
+			var v T
+			if !ch.Receive(ctx, &v) {
+				return
+			}
+			handle(v)
+		}
+	})
+}
+
+func (r *run) receive(ctx workflow.Context, name string, handle func(signals.Message)) {
+	receive(ctx, name, handle)
+}
+
+func (r *run) receiveSend(ctx workflow.Context) {
+	receive(ctx, signals.SendSignal.Name, func(s signals.Send) {
+		if err := signals.ValidateSend(s); err != nil {
+			workflow.GetLogger(ctx).Warn("Message rejected", "message_id", s.ID, "error", err)
+			return
+		}
+		r.accept(ctx, s.Message, route{s.List, s.Wake})
+	})
+}
+
+func (r *run) receiveCancel(ctx workflow.Context) {
+	receive(ctx, signals.CancelSignal.Name, func(c signals.Cancel) {
+		if r.core.Cancel(workflow.Now(ctx), c.Cause, c.KeepInbox) && r.cancel != nil {
+			r.cancel()
+		}
+	})
+}
+
+func (r *run) receiveDispose(ctx workflow.Context) {
+	receive(ctx, signals.DisposeSignal.Name, func(d signals.Dispose) {
+		if r.core.Dispose(workflow.Now(ctx), d.Cause) && r.cancel != nil {
+			r.cancel()
+		}
+	})
+}
+
+// reject types a validation error so clients can match it.
+func reject(err error) error {
+	if err == nil {
+		return nil
+	}
+	return temporal.NewNonRetryableApplicationError(err.Error(), signals.RejectionType(err), nil)
+}

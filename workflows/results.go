@@ -1,0 +1,126 @@
+package workflows
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/signals"
+)
+
+// ModelDone records the outcome of the step's model call. failure is nil on
+// success. A call that failed or was canceled closes its step.
+func (c *Core) ModelDone(now time.Time, cmd CallModel, out signals.ModelOutput, failure *eventlog.Failure) {
+	if c.phase != phaseModel {
+		c.err = fmt.Errorf("%w: model result in phase %d", eventlog.ErrInvalidTransition, c.phase)
+		return
+	}
+	if failure != nil {
+		c.record(now, "", eventlog.AssistantAttempt{Failure: *failure, Provider: c.opts.Provider, Model: c.opts.Model})
+		if c.cancelCause == "" {
+			c.last.failed = fmt.Sprintf("model call failed (%s): %s", failure.Kind, failure.Message)
+		}
+		c.phase = phaseStepDone
+		return
+	}
+	c.callsSeq = c.state.Len
+	c.record(now, eventlog.ActivityRef(cmd.ActivityID), out)
+	c.calls = out.ToolCalls
+	c.phase = phaseStepDone
+	if len(c.calls) > 0 {
+		c.last.toolCalls = true
+		c.phase = phaseTools
+	}
+}
+
+// runTools starts every tool call of the step. A canceled turn does not start
+// them: each gets a canceled result instead, so the conversation stays valid.
+func (c *Core) runTools(now time.Time) Command {
+	if c.cancelCause != "" {
+		for len(c.state.OpenCalls) > 0 && c.err == nil {
+			c.ToolDone(now, c.cancelResult(c.state.OpenCalls[0]), "")
+		}
+		return c.Next(now)
+	}
+	s := c.state
+	invs := make([]ToolInvocation, 0, len(c.calls))
+	for i, call := range c.calls {
+		key := fmt.Sprintf("%s/%d/%d/%s", c.agentID, s.Turn, s.Step, call.ID)
+		c.record(now, "", eventlog.ToolCall{CallID: call.ID, Name: call.Name, IdempotencyKey: key})
+		if !slices.Contains(c.opts.Tools, call.Name) {
+			invs = append(invs, ToolInvocation{Immediate: &signals.ToolOutput{
+				CallID: call.ID, Name: call.Name, IsError: true,
+				Content: fmt.Sprintf("tool %q is not available to this agent; available: %s", call.Name, strings.Join(c.opts.Tools, ", ")),
+			}})
+			continue
+		}
+		invs = append(invs, ToolInvocation{
+			ActivityID: fmt.Sprintf("tool-%d-%d-%d", s.Turn, s.Step, i),
+			Summary:    fmt.Sprintf("tool %s turn %d step %d", call.Name, s.Turn, s.Step),
+			Input: signals.ToolInput{
+				Ref:          signals.LogRef{AgentID: c.agentID, RunID: c.runID, Upto: c.callsSeq + 1},
+				AssistantSeq: c.callsSeq, CallID: call.ID, Name: call.Name, IdempotencyKey: key,
+			},
+		})
+	}
+	for i := range invs {
+		if invs[i].Immediate == nil { // the first activity carries the journal
+			invs[i].Input.Journal = c.TakeJournal()
+			break
+		}
+	}
+	return RunTools{Calls: invs}
+}
+
+// ToolDone commits the result of the next open tool call in model order.
+// activityID is the tool activity whose result is the event's content; it is
+// empty for a result the loop made itself (cancel, failure).
+func (c *Core) ToolDone(now time.Time, res signals.ToolOutput, activityID string) {
+	open := c.state.OpenCalls
+	if c.phase != phaseTools || len(open) == 0 || open[0].ID != res.CallID {
+		c.err = fmt.Errorf("%w: tool result %q out of order", eventlog.ErrInvalidTransition, res.CallID)
+		return
+	}
+	var ref eventlog.Ref
+	if activityID != "" {
+		ref = eventlog.ActivityRef(activityID)
+	}
+	c.record(now, ref, res)
+	if res.ConcludesTurn {
+		c.last.concluded = true
+	}
+	if len(c.state.OpenCalls) == 0 {
+		c.phase = phaseStepDone
+	}
+}
+
+// cancelResult is the result a dangling call gets when its turn is canceled.
+func (c *Core) cancelResult(call eventlog.ToolCallRequest) signals.ToolOutput {
+	return signals.ToolOutput{
+		CallID: call.ID, Name: call.Name, IsError: true,
+		Content: fmt.Sprintf("tool call canceled: %s", c.cancelCause),
+	}
+}
+
+// CancelResult is the result for a dangling call of the open step.
+func (c *Core) CancelResult(callID string) signals.ToolOutput {
+	for _, call := range c.state.OpenCalls {
+		if call.ID == callID {
+			return c.cancelResult(call)
+		}
+	}
+	return signals.ToolOutput{CallID: callID, IsError: true, Content: "tool call canceled"}
+}
+
+// FailedResult is the result a call gets when its activity failed for good.
+func FailedResult(call signals.ToolInput, err error) signals.ToolOutput {
+	return signals.ToolOutput{
+		CallID: call.CallID, Name: call.Name, IsError: true,
+		Content: fmt.Sprintf("tool %s failed: %v", call.Name, err),
+	}
+}
+
+// Canceling reports whether the open turn is being canceled.
+func (c *Core) Canceling() bool { return c.cancelCause != "" }
