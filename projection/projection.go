@@ -1,0 +1,93 @@
+package projection
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/converter"
+
+	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/signals"
+)
+
+// sources is what a history says, indexed for restoring stripped events.
+type sources struct {
+	dc        converter.DataConverter
+	system    string
+	messages  map[eventlog.MessageID]string
+	scheduled map[int64]string // scheduled event ID → activity ID
+	results   map[string]json.RawMessage
+	journal   []eventlog.Envelope
+}
+
+// FromHistory returns the session log recorded in one run's history, in seq
+// order. It fails when the journal has a gap or a reference cannot be
+// resolved: the history is not a complete Tether log.
+func FromHistory(events []*historypb.HistoryEvent) ([]eventlog.Envelope, error) {
+	s := &sources{
+		dc:        converter.GetDefaultDataConverter(),
+		messages:  map[eventlog.MessageID]string{},
+		scheduled: map[int64]string{},
+		results:   map[string]json.RawMessage{},
+	}
+	for _, ev := range events {
+		if err := s.read(ev); err != nil {
+			return nil, fmt.Errorf("history event %d (%s): %w", ev.GetEventId(), ev.GetEventType(), err)
+		}
+	}
+	return s.restore()
+}
+
+func (s *sources) restore() ([]eventlog.Envelope, error) {
+	log := slices.Clone(s.journal)
+	slices.SortStableFunc(log, func(a, b eventlog.Envelope) int { return int(a.Seq - b.Seq) })
+	for i := range log {
+		if i > 0 && log[i].Seq != log[i-1].Seq+1 {
+			return nil, fmt.Errorf("journal gap: seq %d follows %d", log[i].Seq, log[i-1].Seq)
+		}
+		env, err := s.resolve(log[i])
+		if err != nil {
+			return nil, err
+		}
+		log[i] = env
+	}
+	return log, nil
+}
+
+func (s *sources) resolve(env eventlog.Envelope) (eventlog.Envelope, error) {
+	if env.Ref == "" {
+		return env, nil
+	}
+	kind, key, err := env.Ref.Split()
+	if err != nil {
+		return env, err
+	}
+	switch kind {
+	case eventlog.RefMessage:
+		content, ok := s.messages[eventlog.MessageID(key)]
+		if !ok {
+			return env, fmt.Errorf("seq %d: no message %s in history", env.Seq, key)
+		}
+		return eventlog.Restore(env, content, nil)
+	case eventlog.RefActivity:
+		res, ok := s.results[key]
+		if !ok {
+			return env, fmt.Errorf("seq %d: no result of activity %s in history", env.Seq, key)
+		}
+		return eventlog.Restore(env, "", res)
+	case eventlog.RefStart:
+		return eventlog.Restore(env, s.system, nil)
+	default:
+		return env, fmt.Errorf("seq %d: unknown ref %s", env.Seq, env.Ref)
+	}
+}
+
+// message indexes a delivered message; the first delivery of an ID wins, as
+// it does in the workflow.
+func (s *sources) message(m signals.Message) {
+	if _, dup := s.messages[m.ID]; !dup && m.ID != "" {
+		s.messages[m.ID] = m.Content
+	}
+}

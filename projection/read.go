@@ -1,0 +1,118 @@
+package projection
+
+import (
+	"encoding/json"
+
+	commonpb "go.temporal.io/api/common/v1"
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+
+	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/signals"
+)
+
+// sideEffectMarker is the SDK's marker name for workflow.SideEffect.
+const sideEffectMarker = "SideEffect"
+
+// read indexes one history event.
+func (s *sources) read(ev *historypb.HistoryEvent) error {
+	switch ev.GetEventType() {
+	case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED:
+		return s.started(ev.GetWorkflowExecutionStartedEventAttributes().GetInput())
+	case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED:
+		a := ev.GetWorkflowExecutionSignaledEventAttributes()
+		return s.delivered(a.GetSignalName(), a.GetInput())
+	case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED:
+		in := ev.GetWorkflowExecutionUpdateAcceptedEventAttributes().GetAcceptedRequest().GetInput()
+		return s.delivered(in.GetName(), in.GetArgs())
+	case enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+		return s.activity(ev.GetEventId(), ev.GetActivityTaskScheduledEventAttributes())
+	case enumspb.EVENT_TYPE_ACTIVITY_TASK_COMPLETED:
+		a := ev.GetActivityTaskCompletedEventAttributes()
+		return s.completed(a.GetScheduledEventId(), a.GetResult())
+	case enumspb.EVENT_TYPE_MARKER_RECORDED:
+		return s.marker(ev.GetMarkerRecordedEventAttributes())
+	case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED:
+		var res signals.AgentResult
+		if err := s.decode(ev.GetWorkflowExecutionCompletedEventAttributes().GetResult(), &res); err != nil {
+			return err
+		}
+		s.journal = append(s.journal, res.Journal...)
+	}
+	return nil
+}
+
+func (s *sources) started(in *commonpb.Payloads) error {
+	var input signals.AgentInput
+	if err := s.decode(in, &input); err != nil {
+		return err
+	}
+	s.system = input.Options.SystemPrompt
+	if input.First != nil {
+		s.message(*input.First)
+	}
+	return nil
+}
+
+// delivered indexes the message a signal or update carried.
+func (s *sources) delivered(name string, in *commonpb.Payloads) error {
+	switch name {
+	case signals.FollowupSignal.Name, signals.SteerSignal.Name, signals.InjectSignal.Name:
+		var m signals.Message
+		if err := s.decode(in, &m); err != nil {
+			return nil // a malformed signal was rejected by the workflow too
+		}
+		s.message(m)
+	case signals.SendSignal.Name:
+		var m signals.Send
+		if err := s.decode(in, &m); err != nil {
+			return nil
+		}
+		s.message(m.Message)
+	}
+	return nil
+}
+
+func (s *sources) activity(eventID int64, a *historypb.ActivityTaskScheduledEventAttributes) error {
+	s.scheduled[eventID] = a.GetActivityId()
+	var in struct {
+		Journal []eventlog.Envelope `json:"journal"`
+	}
+	if err := s.decode(a.GetInput(), &in); err != nil {
+		return err
+	}
+	s.journal = append(s.journal, in.Journal...)
+	return nil
+}
+
+func (s *sources) completed(scheduledID int64, result *commonpb.Payloads) error {
+	id, ok := s.scheduled[scheduledID]
+	if !ok {
+		return nil
+	}
+	var raw json.RawMessage
+	if err := s.decode(result, &raw); err != nil {
+		return err
+	}
+	s.results[id] = raw
+	return nil
+}
+
+func (s *sources) marker(a *historypb.MarkerRecordedEventAttributes) error {
+	if a.GetMarkerName() != sideEffectMarker {
+		return nil
+	}
+	var m signals.JournalMarker
+	if err := s.decode(a.GetDetails()["data"], &m); err != nil {
+		return err
+	}
+	s.journal = append(s.journal, m.Journal...)
+	return nil
+}
+
+func (s *sources) decode(p *commonpb.Payloads, v any) error {
+	if p == nil || len(p.GetPayloads()) == 0 {
+		return nil
+	}
+	return s.dc.FromPayloads(p, v)
+}
