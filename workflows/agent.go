@@ -29,14 +29,16 @@ func (a Agent) Run(ctx workflow.Context, in signals.AgentInput) (signals.AgentRe
 	info := workflow.GetInfo(ctx)
 	r := &run{cfg: cfg, core: NewCore(info.WorkflowExecution.ID, info.WorkflowExecution.RunID, in.Options)}
 	r.attrs = currentAttrs(ctx)
-	if err := r.register(ctx); err != nil {
-		return signals.AgentResult{}, err
-	}
+	// The first message is accepted before handlers are registered: updates
+	// buffered since the start are validated against a state that has it.
 	if in.First != nil {
 		if _, err := r.core.Accept(workflow.Now(ctx), *in.First, eventlog.NextTurn, true); err != nil {
 			return signals.AgentResult{}, temporal.NewNonRetryableApplicationError(
 				"invalid first message", errInvalidInput, err)
 		}
+	}
+	if err := r.register(ctx); err != nil {
+		return signals.AgentResult{}, err
 	}
 	return r.loop(ctx)
 }

@@ -1,0 +1,21 @@
+// Command starter creates and drives Tether agents: start, followup, steer,
+// inject, cancel, status, wait, log and dispose. See `starter` with no
+// arguments for usage.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/tetherdev/tether/internal/cli"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := cli.Starter{Out: os.Stdout, Err: os.Stderr, Dial: client.DialContext}.Run(ctx, os.Args[1:])
+	stop()
+	os.Exit(code)
+}

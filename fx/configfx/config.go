@@ -1,0 +1,155 @@
+// Package configfx holds the worker's typed configuration: parsed once at the
+// edge from flags and environment, validated, then supplied to the other fx
+// modules. Nothing below fx/ and cmd/ reads the environment.
+package configfx
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"path/filepath"
+	"time"
+
+	"go.uber.org/fx"
+
+	"github.com/tetherdev/tether/signals"
+	"github.com/tetherdev/tether/workflows"
+)
+
+// Defaults.
+const (
+	DefaultDataDir  = ".tether"
+	DefaultGRPCPort = 7233
+	DefaultUIPort   = 8233
+	DemoPrompt      = "What time is it, what is in README.md, and what is 17*23?"
+)
+
+// Config is everything the worker process is told.
+type Config struct {
+	TaskQueue string
+	// Dev runs an embedded Temporal server on DataDir with the Web UI.
+	Dev      bool
+	DataDir  string
+	GRPCPort int // dev server port; 0 picks a free one
+	UIPort   int // dev UI port; 0 = no UI, -1 = a free one
+	// Demo, when non-empty, runs one agent on this prompt, prints its
+	// transcript and exits. It implies an embedded server on free ports.
+	Demo string
+	// Temporal connection for non-dev mode: empty fields fall back to
+	// envconfig (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TLS, API key, profiles).
+	Address, Namespace string
+	// NoSearchAttributes skips registering and writing search attributes.
+	NoSearchAttributes bool
+
+	Provider ProviderConfig
+	Tools    ToolsConfig
+	Workflow workflows.Config
+}
+
+// ProviderConfig selects and configures model providers. The API key comes
+// from the environment only and never leaves the worker.
+type ProviderConfig struct {
+	Default       string // "scripted" or "openai"; empty picks openai when configured
+	OpenAIBaseURL string
+	OpenAIAPIKey  string
+	OpenAIModel   string
+}
+
+// ToolsConfig configures built-in tools.
+type ToolsConfig struct {
+	// Workspace confines read_file and list_files; empty disables them.
+	Workspace string
+}
+
+// Load parses args and reads env (os.Getenv in production).
+func Load(args []string, env func(string) string, stderr io.Writer) (Config, error) {
+	c := Config{TaskQueue: signals.TaskQueue}
+	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.TaskQueue, "task-queue", c.TaskQueue, "task queue of agent workflows and activities")
+	fs.BoolVar(&c.Dev, "dev", false, "run an embedded Temporal server (SQLite in --data-dir) with the Web UI")
+	fs.StringVar(&c.DataDir, "data-dir", DefaultDataDir, "data directory of the embedded server")
+	fs.IntVar(&c.GRPCPort, "port", DefaultGRPCPort, "gRPC port of the embedded server")
+	fs.IntVar(&c.UIPort, "ui-port", DefaultUIPort, "Web UI port of the embedded server (0 = no UI)")
+	demo := fs.Bool("demo", false, "run one demo agent end to end on an embedded server and exit")
+	fs.StringVar(&c.Demo, "prompt", DemoPrompt, "prompt of the demo agent")
+	fs.StringVar(&c.Address, "address", "", "Temporal frontend host:port (default from TEMPORAL_ADDRESS or profile)")
+	fs.StringVar(&c.Namespace, "namespace", "", "Temporal namespace (default from TEMPORAL_NAMESPACE or profile)")
+	fs.BoolVar(&c.NoSearchAttributes, "no-search-attributes", false, "do not register or write Tether's search attributes")
+	fs.StringVar(&c.Provider.Default, "provider", env("TETHER_PROVIDER"), "default model provider: scripted or openai")
+	fs.StringVar(&c.Provider.OpenAIBaseURL, "openai-base-url", envOr(env, "OPENAI_BASE_URL", ""), "OpenAI-compatible base URL")
+	fs.StringVar(&c.Provider.OpenAIModel, "openai-model", envOr(env, "OPENAI_MODEL", "gpt-4o-mini"), "default OpenAI-compatible model")
+	fs.StringVar(&c.Tools.Workspace, "workspace", ".", "directory read_file and list_files are confined to (empty disables them)")
+	fs.DurationVar(&c.Workflow.ToolTimeout, "tool-timeout", workflows.DefaultToolTimeout, "tool activity timeout")
+	fs.DurationVar(&c.Workflow.ModelTimeout, "model-timeout", workflows.DefaultModelTimeout, "model activity timeout")
+	if err := fs.Parse(args); err != nil {
+		return Config{}, err
+	}
+	if fs.NArg() > 0 {
+		return Config{}, fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+	if !*demo {
+		c.Demo = ""
+	}
+	c.Provider.OpenAIAPIKey = env("OPENAI_API_KEY")
+	c.Workflow.NoSearchAttributes = c.NoSearchAttributes
+	return c, c.Validate()
+}
+
+func envOr(env func(string) string, key, def string) string {
+	if v := env(key); v != "" {
+		return v
+	}
+	return def
+}
+
+// Validate checks the configuration once, at the edge.
+func (c Config) Validate() error {
+	var errs []error
+	if c.TaskQueue == "" {
+		errs = append(errs, errors.New("--task-queue must not be empty"))
+	}
+	if (c.Dev || c.Demo != "") && c.DataDir == "" {
+		errs = append(errs, errors.New("--data-dir must not be empty with --dev or --demo"))
+	}
+	if c.Dev && c.Demo != "" {
+		errs = append(errs, errors.New("--dev and --demo are exclusive: run the demo, then --dev to inspect it"))
+	}
+	switch c.Provider.Default {
+	case "", "scripted", "openai":
+	default:
+		errs = append(errs, fmt.Errorf("--provider %q: want scripted or openai", c.Provider.Default))
+	}
+	if u := c.Provider.OpenAIBaseURL; u != "" {
+		if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+			errs = append(errs, fmt.Errorf("--openai-base-url %q is not an http(s) URL", u))
+		}
+	}
+	if c.Provider.Default == "openai" && !c.OpenAIConfigured() {
+		errs = append(errs, errors.New("--provider openai needs OPENAI_API_KEY or --openai-base-url"))
+	}
+	if c.Workflow.ToolTimeout < time.Second || c.Workflow.ModelTimeout < time.Second {
+		errs = append(errs, errors.New("activity timeouts must be at least 1s"))
+	}
+	return errors.Join(errs...)
+}
+
+// OpenAIConfigured reports whether an OpenAI-compatible endpoint is usable.
+func (c Config) OpenAIConfigured() bool {
+	return c.Provider.OpenAIAPIKey != "" || c.Provider.OpenAIBaseURL != ""
+}
+
+// Embedded reports whether the process runs its own Temporal server.
+func (c Config) Embedded() bool { return c.Dev || c.Demo != "" }
+
+// DataPath returns the absolute data directory.
+func (c Config) DataPath() (string, error) { return filepath.Abs(c.DataDir) }
+
+// Module supplies the configuration and its parts.
+func Module(c Config) fx.Option {
+	return fx.Module("config",
+		fx.Supply(c, c.Provider, c.Tools, c.Workflow),
+	)
+}

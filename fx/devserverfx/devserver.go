@@ -1,0 +1,48 @@
+// Package devserverfx runs the embedded Temporal server (SQLite file in the
+// data directory, Web UI beside it) for --dev and --demo. Production workers
+// do not include this module; they connect to a real cluster.
+package devserverfx
+
+import (
+	"context"
+	"log/slog"
+
+	"go.uber.org/fx"
+
+	"github.com/tetherdev/tether/fx/configfx"
+	"github.com/tetherdev/tether/internal/devserver"
+)
+
+// Module provides a started *devserver.Server, stopped with the app.
+var Module = fx.Module("devserver", fx.Provide(New))
+
+// Params are New's dependencies.
+type Params struct {
+	fx.In
+	Config    configfx.Config
+	Lifecycle fx.Lifecycle
+	Logger    *slog.Logger
+}
+
+// New starts the server at construction: the Temporal client needs its
+// address. The demo uses free ports and no UI, so it can run while nothing
+// else is listening; --dev uses the configured ports and the UI.
+func New(p Params) (*devserver.Server, error) {
+	dir, err := p.Config.DataPath()
+	if err != nil {
+		return nil, err
+	}
+	opts := devserver.Options{DataDir: dir, GRPCPort: p.Config.GRPCPort, UIPort: p.Config.UIPort,
+		SearchAttributes: devserver.DefaultSearchAttributes()}
+	if p.Config.Demo != "" {
+		opts.GRPCPort, opts.UIPort = 0, 0
+	}
+	srv, err := devserver.Start(context.Background(), opts)
+	if err != nil {
+		return nil, err
+	}
+	p.Logger.Info("Embedded Temporal server started", "address", srv.HostPort(), "namespace", srv.Namespace(),
+		"ui", srv.UIAddress(), "data_dir", dir)
+	p.Lifecycle.Append(fx.StopHook(srv.Stop))
+	return srv, nil
+}

@@ -1,0 +1,46 @@
+// Package providerfx provides the model providers registered on the worker.
+// The scripted model is always there (the demo default, clearly named);
+// OpenAI-compatible chat completions join when an API key or base URL is
+// configured. Credentials stay inside the adapters.
+package providerfx
+
+import (
+	"go.uber.org/fx"
+
+	"github.com/tetherdev/tether/activities"
+	"github.com/tetherdev/tether/activities/openai"
+	"github.com/tetherdev/tether/activities/scripted"
+	"github.com/tetherdev/tether/fx/configfx"
+)
+
+// OpenAIName is the provider name of the OpenAI-compatible adapter.
+const OpenAIName = "openai"
+
+// Module provides Providers.
+var Module = fx.Module("providers", fx.Provide(New))
+
+// Providers are the worker's model providers by name, with the default for
+// agents that name none.
+type Providers struct {
+	ByName  map[string]activities.Provider
+	Default string
+}
+
+// New builds the providers from configuration.
+func New(cfg configfx.Config) (Providers, error) {
+	p := Providers{ByName: map[string]activities.Provider{scripted.Name: scripted.Provider{}}, Default: scripted.Name}
+	if cfg.OpenAIConfigured() {
+		o, err := openai.New(openai.Config{
+			BaseURL: cfg.Provider.OpenAIBaseURL, APIKey: cfg.Provider.OpenAIAPIKey, DefaultModel: cfg.Provider.OpenAIModel,
+		})
+		if err != nil {
+			return Providers{}, err
+		}
+		p.ByName[OpenAIName] = o
+		p.Default = OpenAIName
+	}
+	if cfg.Provider.Default != "" {
+		p.Default = cfg.Provider.Default
+	}
+	return p, nil
+}

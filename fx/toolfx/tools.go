@@ -1,0 +1,40 @@
+// Package toolfx provides the worker's tool registry: the built-in tools
+// (current_time, calculate, and read_file/list_files confined to the
+// workspace) plus any tools.Tool contributed to the "tether.tools" value
+// group by the embedding application.
+package toolfx
+
+import (
+	"time"
+
+	"go.uber.org/fx"
+
+	"github.com/tetherdev/tether/activities/tools"
+	"github.com/tetherdev/tether/fx/configfx"
+)
+
+// Group is the value group user tools join: fx.Provide(fx.Annotate(f, fx.ResultTags(`group:"tether.tools"`))).
+const Group = "tether.tools"
+
+// Module provides *tools.Registry.
+var Module = fx.Module("tools", fx.Provide(New))
+
+// Params are New's dependencies.
+type Params struct {
+	fx.In
+	Config configfx.ToolsConfig
+	Extra  []tools.Tool `group:"tether.tools"`
+}
+
+// New validates every tool into one registry.
+func New(p Params) (*tools.Registry, error) {
+	all := []tools.Tool{tools.CurrentTime(time.Now), tools.Calculator()}
+	if p.Config.Workspace != "" {
+		ws, err := tools.Workspace(p.Config.Workspace)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, ws...)
+	}
+	return tools.NewRegistry(append(all, p.Extra...)...)
+}

@@ -1,0 +1,79 @@
+// Package workerfx runs the Tether worker: the agent workflow and the model
+// and tool activities on one task queue. Embedding applications add their
+// own workflows or activities through the "tether.register" value group.
+package workerfx
+
+import (
+	"log/slog"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+	"go.uber.org/fx"
+
+	"github.com/tetherdev/tether/activities"
+	"github.com/tetherdev/tether/activities/tools"
+	"github.com/tetherdev/tether/fx/configfx"
+	"github.com/tetherdev/tether/fx/providerfx"
+	"github.com/tetherdev/tether/workflows"
+)
+
+// Registration adds workflows or activities to the worker.
+type Registration func(worker.Registry)
+
+// Group is the value group of Registrations.
+const Group = "tether.register"
+
+// Module provides and runs the worker.
+var Module = fx.Module("worker",
+	fx.Provide(NewActivities, New),
+	fx.Invoke(func(worker.Worker) {}),
+)
+
+// Activities are the activity structs, validated when the worker starts.
+type Activities struct {
+	Model *activities.Model
+	Tool  *activities.Tool
+}
+
+// NewActivities builds the activities over one shared log reader.
+func NewActivities(c client.Client, p providerfx.Providers, reg *tools.Registry) (Activities, error) {
+	reader := activities.NewLogReader(activities.WorkflowLog{Client: c}, 0)
+	a := Activities{
+		Model: &activities.Model{Providers: p.ByName, DefaultProvider: p.Default, Tools: reg, Log: reader},
+		Tool:  &activities.Tool{Runner: reg, Log: reader},
+	}
+	if err := a.Model.Validate(); err != nil {
+		return Activities{}, err
+	}
+	return a, a.Tool.Validate()
+}
+
+// Params are New's dependencies.
+type Params struct {
+	fx.In
+	Config        configfx.Config
+	Client        client.Client
+	Activities    Activities
+	Registrations []Registration `group:"tether.register"`
+	Lifecycle     fx.Lifecycle
+	Shutdowner    fx.Shutdowner
+	Logger        *slog.Logger
+}
+
+// New registers everything and ties the worker to the app's lifecycle. A
+// fatal worker error shuts the app down with exit code 1.
+func New(p Params) worker.Worker {
+	w := worker.New(p.Client, p.Config.TaskQueue, worker.Options{
+		OnFatalError: func(err error) {
+			p.Logger.Error("Worker failed", "error", err)
+			_ = p.Shutdowner.Shutdown(fx.ExitCode(1))
+		},
+	})
+	workflows.Register(w, p.Config.Workflow)
+	activities.Register(w, p.Activities.Model, p.Activities.Tool)
+	for _, r := range p.Registrations {
+		r(w)
+	}
+	p.Lifecycle.Append(fx.StartStopHook(w.Start, w.Stop))
+	return w
+}

@@ -1,0 +1,205 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"strings"
+
+	"github.com/tetherdev/tether/agent"
+	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/signals"
+)
+
+type command func(ctx context.Context, e env, args []string) error
+
+var commands = map[string]command{
+	"start":    start,
+	"followup": message((*agent.Handle).Followup, "followup"),
+	"steer":    message((*agent.Handle).Steer, "steer"),
+	"inject":   message((*agent.Handle).Inject, "inject"),
+	"cancel":   cancel,
+	"status":   status,
+	"wait":     wait,
+	"log":      logCmd,
+	"dispose":  dispose,
+}
+
+func start(ctx context.Context, e env, args []string) error {
+	fs := flag.NewFlagSet("start", flag.ContinueOnError)
+	var o agent.CreateOptions
+	fs.StringVar(&o.ID, "id", "", "")
+	fs.StringVar(&o.Options.Provider, "provider", "", "")
+	fs.StringVar(&o.Options.Model, "model", "", "")
+	fs.StringVar(&o.Options.SystemPrompt, "system", "", "")
+	toolList := fs.String("tools", "current_time,calculate,read_file,list_files", "")
+	waitIdle := fs.Bool("wait", false, "")
+	pos, err := parse(fs, args, "MESSAGE")
+	if err != nil {
+		return err
+	}
+	o.First = pos[0]
+	if *toolList != "" {
+		o.Options.Tools = strings.Split(*toolList, ",")
+	}
+	h, err := e.agents.Create(ctx, o)
+	if err != nil {
+		return err
+	}
+	e.printf("%s\n", h.ID)
+	if !*waitIdle {
+		return nil
+	}
+	return waitAndPrint(ctx, e, h)
+}
+
+type send func(h *agent.Handle, ctx context.Context, content string) (signals.Ack, error)
+
+func message(op send, name string) command {
+	return func(ctx context.Context, e env, args []string) error {
+		pos, err := parse(flag.NewFlagSet(name, flag.ContinueOnError), args, "ID", "MESSAGE")
+		if err != nil {
+			return err
+		}
+		h, err := e.agents.Attach(ctx, pos[0])
+		if err != nil {
+			return err
+		}
+		ack, err := op(h, ctx, pos[1])
+		if err != nil {
+			return err
+		}
+		e.printf("%s\n", ack.MessageID)
+		return nil
+	}
+}
+
+func cancel(ctx context.Context, e env, args []string) error {
+	fs := flag.NewFlagSet("cancel", flag.ContinueOnError)
+	cause := fs.String("cause", "canceled by starter", "")
+	keep := fs.Bool("keep-inbox", false, "")
+	pos, err := parse(fs, args, "ID")
+	if err != nil {
+		return err
+	}
+	h, err := e.agents.Attach(ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	return h.Cancel(ctx, *cause, *keep)
+}
+
+func status(ctx context.Context, e env, args []string) error {
+	fs := flag.NewFlagSet("status", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "")
+	pos, err := parse(fs, args, "ID")
+	if err != nil {
+		return err
+	}
+	h, err := attachAny(ctx, e, pos[0])
+	if err != nil {
+		return err
+	}
+	st, err := h.Status(ctx)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return e.json(st)
+	}
+	printStatus(e, st)
+	return nil
+}
+
+func printStatus(e env, st signals.StatusView) {
+	e.printf("status:    %s\nturn:      %d\nstep:      %d\nin turn:   %t\ndisposed:  %t\nlog:       %d events\n",
+		st.Status, st.Turn, st.Step, st.InTurn, st.Disposed, st.LogLen)
+	for _, l := range []struct {
+		name string
+		msgs []eventlog.Pending
+	}{{"next-turn", st.NextTurn}, {"next-step", st.NextStep}} {
+		e.printf("%s: %d pending\n", l.name, len(l.msgs))
+		for _, m := range l.msgs {
+			e.printf("  %s  %q\n", m.ID, clip(m.Content, 60))
+		}
+	}
+}
+
+func wait(ctx context.Context, e env, args []string) error {
+	pos, err := parse(flag.NewFlagSet("wait", flag.ContinueOnError), args, "ID")
+	if err != nil {
+		return err
+	}
+	h, err := e.agents.Attach(ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	st, err := h.WaitIdle(ctx)
+	if err != nil {
+		return err
+	}
+	printStatus(e, st)
+	return nil
+}
+
+func logCmd(ctx context.Context, e env, args []string) error {
+	fs := flag.NewFlagSet("log", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "")
+	pos, err := parse(fs, args, "ID")
+	if err != nil {
+		return err
+	}
+	h, err := attachAny(ctx, e, pos[0])
+	if err != nil {
+		return err
+	}
+	log, err := h.Log(ctx)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return e.json(log)
+	}
+	return agent.WriteTranscript(e.s.Out, log)
+}
+
+func dispose(ctx context.Context, e env, args []string) error {
+	fs := flag.NewFlagSet("dispose", flag.ContinueOnError)
+	cause := fs.String("cause", "disposed by starter", "")
+	pos, err := parse(fs, args, "ID")
+	if err != nil {
+		return err
+	}
+	h, err := e.agents.Attach(ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	return h.Dispose(ctx, *cause)
+}
+
+func waitAndPrint(ctx context.Context, e env, h *agent.Handle) error {
+	if _, err := h.WaitIdle(ctx); err != nil {
+		return err
+	}
+	log, err := h.Log(ctx)
+	if err != nil {
+		return err
+	}
+	return agent.WriteTranscript(e.s.Out, log)
+}
+
+// attachAny attaches for reading: a closed agent's status and log can still
+// be read.
+func attachAny(ctx context.Context, e env, id string) (*agent.Handle, error) {
+	h, err := e.agents.Attach(ctx, id)
+	if err != nil && h != nil {
+		return h, nil // closed: queries still answer
+	}
+	return h, err
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,131 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/contrib/envconfig"
+
+	"github.com/tetherdev/tether/agent"
+	"github.com/tetherdev/tether/signals"
+)
+
+// Dialer connects to Temporal; tests pass one that returns an existing client.
+type Dialer func(ctx context.Context, opts client.Options) (client.Client, error)
+
+// Starter runs one starter command.
+type Starter struct {
+	Out, Err io.Writer
+	Dial     Dialer
+}
+
+// Usage is printed for a missing or unknown command.
+const Usage = `usage: starter [connection flags] COMMAND [flags] ARGS
+
+commands:
+  start [--id ID] [--provider P] [--model M] [--system TEXT] [--tools a,b] [--wait] MESSAGE
+  followup ID MESSAGE      queue a message for a turn of its own (wakes the agent)
+  steer ID MESSAGE         queue a message for the next step (wakes the agent)
+  inject ID MESSAGE        queue a message for the next step (does not wake)
+  cancel ID [--cause C] [--keep-inbox]
+  status ID [--json]       idle/running, turn, step and both inbox lists
+  wait ID                  wait until the agent is idle
+  log ID [--json]          print the session transcript (or the raw log)
+  dispose ID [--cause C]   end the agent
+
+connection flags (defaults from TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, profiles):
+  --address HOST:PORT  --namespace NS  --task-queue Q
+`
+
+// ErrUsage marks a command line that could not be parsed.
+var ErrUsage = errors.New("usage")
+
+// Run executes args and returns the process exit code.
+func (s Starter) Run(ctx context.Context, args []string) int {
+	if err := s.run(ctx, args); err != nil {
+		fmt.Fprintln(s.Err, "starter:", err)
+		if errors.Is(err, ErrUsage) {
+			fmt.Fprint(s.Err, Usage)
+			return 2
+		}
+		return 1
+	}
+	return 0
+}
+
+func (s Starter) run(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("starter", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	address := fs.String("address", "", "")
+	namespace := fs.String("namespace", "", "")
+	taskQueue := fs.String("task-queue", signals.TaskQueue, "")
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%w: %v", ErrUsage, err)
+	}
+	if fs.NArg() == 0 {
+		return fmt.Errorf("%w: no command", ErrUsage)
+	}
+	cmd, ok := commands[fs.Arg(0)]
+	if !ok {
+		return fmt.Errorf("%w: unknown command %q", ErrUsage, fs.Arg(0))
+	}
+	c, err := s.connect(ctx, *address, *namespace)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return cmd(ctx, env{s: s, agents: agent.New(c, *taskQueue)}, fs.Args()[1:])
+}
+
+func (s Starter) connect(ctx context.Context, address, namespace string) (client.Client, error) {
+	opts, err := envconfig.LoadDefaultClientOptions()
+	if err != nil {
+		return nil, fmt.Errorf("load Temporal client config: %w", err)
+	}
+	if address != "" {
+		opts.HostPort = address
+	}
+	if namespace != "" {
+		opts.Namespace = namespace
+	}
+	c, err := s.Dial(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("connect to Temporal: %w", err)
+	}
+	return c, nil
+}
+
+// env is what a command works with.
+type env struct {
+	s      Starter
+	agents *agent.Client
+}
+
+func (e env) printf(format string, args ...any) { fmt.Fprintf(e.s.Out, format, args...) }
+
+func (e env) json(v any) error {
+	enc := json.NewEncoder(e.s.Out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// parse parses a command's flags and returns exactly n positional arguments,
+// the last one joining the rest (a message may be several words).
+func parse(fs *flag.FlagSet, args []string, names ...string) ([]string, error) {
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrUsage, fs.Name(), err)
+	}
+	rest := fs.Args()
+	if len(rest) < len(names) {
+		return nil, fmt.Errorf("%w: %s needs %s", ErrUsage, fs.Name(), strings.Join(names, " "))
+	}
+	out := append([]string(nil), rest[:len(names)-1]...)
+	return append(out, strings.Join(rest[len(names)-1:], " ")), nil
+}
