@@ -1,0 +1,116 @@
+package eventlog
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestConversationFold(t *testing.T) {
+	calls := []ToolCallRequest{{ID: "c1", Name: "t"}}
+	cases := []struct {
+		name string
+		log  []Event
+		want []Message
+	}{
+		{"empty", nil, []Message{}},
+		{"system first, latest wins", []Event{
+			SystemMessage{Content: "old"}, UserMessage{Content: "hi"}, SystemMessage{Content: "new"},
+		}, []Message{{Role: RoleSystem, Content: "new"}, {Role: RoleUser, Content: "hi"}}},
+		{"tool round trip", []Event{
+			UserMessage{Content: "q"}, AssistantMessage{ToolCalls: calls}, ToolResult{CallID: "c1", Name: "t", Content: "r", IsError: true},
+			AssistantMessage{Text: "a"},
+		}, []Message{
+			{Role: RoleUser, Content: "q"}, {Role: RoleAssistant, ToolCalls: calls},
+			{Role: RoleTool, Content: "r", ToolCallID: "c1", Name: "t", IsError: true}, {Role: RoleAssistant, Content: "a"},
+		}},
+		{"empty assistant content stays out", []Event{
+			UserMessage{Content: "q"}, AssistantMessage{FinishReason: FinishMaxTokens},
+		}, []Message{{Role: RoleUser, Content: "q"}}},
+		{"inbox and lifecycle events are not model-facing", []Event{
+			InboxInserted{MessageID: "m", List: NextTurn, Content: "pending"}, TurnStart{Turn: 1}, StatusChanged{Status: StatusRunning},
+			AssistantAttempt{Failure: Failure{Kind: FailureServer}},
+		}, []Message{}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.want, ConversationOf(tc.log))
+		})
+	}
+}
+
+func TestConsumedWorkFollowsEveryMessage(t *testing.T) {
+	log := []Event{
+		InboxInserted{MessageID: "a", List: NextTurn},
+		InboxInserted{MessageID: "b", List: NextTurn},
+		InboxInserted{MessageID: "c", List: NextStep},
+		TurnStart{Turn: 1},
+		InboxClaimed{MessageID: "a", List: NextTurn, Turn: 1},
+		TurnEnd{Turn: 1, Reason: EndFailed},
+		TurnStart{Turn: 2, RetryOf: 1}, // a retry turn reopens a's claim
+		TurnEnd{Turn: 2, Reason: EndCompleted},
+		InboxDiscarded{MessageID: "c", List: NextStep, Outcome: DiscardCanceled},
+		TurnStart{Turn: 3},
+		InboxClaimed{MessageID: "b", List: NextTurn, Turn: 3},
+	}
+	got := ConsumedWork(log)
+	require.Equal(t, Outcome{List: NextTurn, Progress: ProgressDone, Turn: 2, TurnEnd: EndCompleted}, got["a"])
+	require.Equal(t, Outcome{List: NextTurn, Progress: ProgressClaimed, Turn: 3}, got["b"])
+	require.Equal(t, Outcome{List: NextStep, Progress: ProgressDiscarded, Discard: DiscardCanceled}, got["c"])
+}
+
+func TestStateRejectsInvalidTransitions(t *testing.T) {
+	cases := []struct {
+		name string
+		log  []Event
+	}{
+		{"claim of a message never inserted", []Event{TurnStart{Turn: 1}, InboxClaimed{MessageID: "x", List: NextTurn, Turn: 1}}},
+		{"claim outside a turn", []Event{InboxInserted{MessageID: "x", List: NextTurn}, InboxClaimed{MessageID: "x", List: NextTurn}}},
+		{"duplicate insert", []Event{InboxInserted{MessageID: "x", List: NextTurn}, InboxInserted{MessageID: "x", List: NextStep}}},
+		{"unknown list", []Event{InboxInserted{MessageID: "x", List: "later"}}},
+		{"turn skips a number", []Event{TurnStart{Turn: 2}}},
+		{"turn inside a turn", []Event{TurnStart{Turn: 1}, TurnStart{Turn: 2}}},
+		{"step outside a turn", []Event{StepStart{Turn: 0, Step: 1}}},
+		{"status repeated", []Event{StatusChanged{Status: StatusIdle}}},
+		{"assistant outside a step", []Event{TurnStart{Turn: 1}, AssistantMessage{}}},
+		{"result out of model order", []Event{
+			TurnStart{Turn: 1}, StepStart{Turn: 1, Step: 1},
+			AssistantMessage{ToolCalls: []ToolCallRequest{{ID: "a"}, {ID: "b"}}}, ToolResult{CallID: "b"},
+		}},
+		{"step ends with dangling calls", []Event{
+			TurnStart{Turn: 1}, StepStart{Turn: 1, Step: 1}, AssistantMessage{ToolCalls: []ToolCallRequest{{ID: "a"}}}, StepEnd{Turn: 1, Step: 1},
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := NewState(0)
+			var err error
+			for _, e := range tc.log {
+				if err = s.Apply(e); err != nil {
+					break
+				}
+			}
+			require.ErrorIs(t, err, ErrInvalidTransition)
+		})
+	}
+}
+
+func TestStateFoldsInboxAndCounters(t *testing.T) {
+	s := NewState(10)
+	for _, e := range []Event{
+		InboxInserted{MessageID: "a", List: NextTurn, Content: "A", Wake: true},
+		InboxInserted{MessageID: "b", List: NextStep, Content: "B"},
+		StatusChanged{Status: StatusRunning},
+		TurnStart{Turn: 1},
+		InboxClaimed{MessageID: "a", List: NextTurn, Turn: 1},
+		StepStart{Turn: 1, Step: 1},
+	} {
+		require.NoError(t, s.Apply(e))
+	}
+	require.EqualValues(t, 16, s.Len)
+	require.Equal(t, StatusRunning, s.Status)
+	require.True(t, s.InTurn)
+	require.True(t, s.InStep)
+	require.Empty(t, s.Inbox.NextTurn)
+	require.Equal(t, []Pending{{ID: "b", Content: "B"}}, s.Inbox.NextStep)
+}

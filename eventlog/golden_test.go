@@ -1,0 +1,111 @@
+package eventlog
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// samples holds one event of every type; the golden files lock their wire
+// format. A change that breaks a golden file breaks stored logs.
+var samples = map[Type]Event{
+	TypeInboxInserted:  InboxInserted{MessageID: "m1", List: NextTurn, Content: "hello", Wake: true},
+	TypeInboxClaimed:   InboxClaimed{MessageID: "m1", List: NextTurn, Turn: 1},
+	TypeInboxDiscarded: InboxDiscarded{MessageID: "m2", List: NextStep, Outcome: DiscardCanceled, Cause: "user"},
+	TypeTurnStart:      TurnStart{Turn: 2, RetryOf: 1},
+	TypeTurnEnd:        TurnEnd{Turn: 2, Reason: EndFailed, Error: "model call failed"},
+	TypeStepStart:      StepStart{Turn: 2, Step: 1, Provider: "openai", Model: "gpt-4o-mini"},
+	TypeStepEnd:        StepEnd{Turn: 2, Step: 1},
+	TypeSystemMessage:  SystemMessage{Content: "be brief"},
+	TypeUserMessage:    UserMessage{MessageID: "m1", Content: "hello"},
+	TypeAssistantMessage: AssistantMessage{
+		Text: "let me look", ToolCalls: []ToolCallRequest{{ID: "c1", Name: "read_file", Arguments: json.RawMessage(`{"path":"a.txt"}`)}},
+		Usage: Usage{InputTokens: 120, OutputTokens: 30, CachedTokens: 64}, FinishReason: FinishToolCalls,
+		Provider: "openai", Model: "gpt-4o-mini",
+	},
+	TypeAssistantAttempt: AssistantAttempt{Failure: Failure{Kind: FailureRateLimit, Message: "slow down", StatusCode: 429, RetryAfter: 2 * time.Second}},
+	TypeToolCall:         ToolCall{CallID: "c1", Name: "read_file", IdempotencyKey: "a1/2/1/c1"},
+	TypeToolResult:       ToolResult{CallID: "c1", Name: "read_file", Content: "file body", IsError: false, ConcludesTurn: true},
+	TypeStatus:           StatusChanged{Status: StatusRunning},
+}
+
+func TestGoldenWireFormat(t *testing.T) {
+	at := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
+	require.Len(t, samples, len(Types), "one sample per type")
+	for i, typ := range Types {
+		t.Run(string(typ), func(t *testing.T) {
+			env, err := Encode(int64(i), at, "", samples[typ])
+			require.NoError(t, err)
+			got, err := json.MarshalIndent(env, "", "  ")
+			require.NoError(t, err)
+			path := filepath.Join("testdata", "events", strings.ReplaceAll(string(typ), "/", "_")+".json")
+			if *update {
+				require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+				require.NoError(t, os.WriteFile(path, append(got, '\n'), 0o644))
+			}
+			want, err := os.ReadFile(path)
+			require.NoError(t, err, "run go test ./eventlog -update to create golden files")
+			require.JSONEq(t, string(want), string(got))
+
+			var compact bytes.Buffer
+			require.NoError(t, json.Compact(&compact, want))
+			var back Envelope
+			require.NoError(t, json.Unmarshal(compact.Bytes(), &back))
+			e, err := Decode(back)
+			require.NoError(t, err)
+			require.Equal(t, samples[typ], e)
+		})
+	}
+}
+
+func TestDecodeUnknownTypeFailsTyped(t *testing.T) {
+	_, err := Decode(Envelope{Seq: 3, Type: "agent/teleported", Data: json.RawMessage(`{}`)})
+	require.ErrorIs(t, err, ErrUnknownType)
+}
+
+func TestStripAndRestoreRoundTrip(t *testing.T) {
+	at := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
+	cases := []struct {
+		name    string
+		ev      Event
+		ref     Ref
+		content string
+	}{
+		{"inserted keeps list and wake", samples[TypeInboxInserted], MessageRef("m1"), "hello"},
+		{"user message", samples[TypeUserMessage], MessageRef("m1"), "hello"},
+		{"system prompt", samples[TypeSystemMessage], SystemPromptRef, "be brief"},
+		{"assistant from activity", samples[TypeAssistantMessage], ActivityRef("model-2-1"), ""},
+		{"tool result from activity", samples[TypeToolResult], ActivityRef("tool-2-1-0"), ""},
+		{"no ref stays whole", samples[TypeTurnEnd], "", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			env, err := Encode(1, at, tc.ref, tc.ev)
+			require.NoError(t, err)
+			j, err := Strip(env)
+			require.NoError(t, err)
+			if tc.content != "" {
+				require.NotContains(t, string(j.Data), tc.content)
+			}
+			whole := json.RawMessage(nil)
+			if k, _, _ := tc.ref.Split(); k == RefActivity {
+				require.Empty(t, j.Data)
+				whole = env.Data
+			}
+			back, err := Restore(j, tc.content, whole)
+			require.NoError(t, err)
+			e, err := Decode(back)
+			require.NoError(t, err)
+			require.Equal(t, tc.ev, e)
+		})
+	}
+}

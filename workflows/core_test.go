@@ -1,0 +1,123 @@
+package workflows
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/signals"
+)
+
+// The core is table-tested with no Temporal at all: messages in, commands
+// out, outcomes back.
+
+var t0 = time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
+
+func newTestCore(tools ...string) *Core {
+	return NewCore("a1", "r1", signals.AgentOptions{Tools: tools})
+}
+
+func accept(t *testing.T, c *Core, id string, list eventlog.List, wake bool) {
+	t.Helper()
+	_, err := c.Accept(t0, signals.Message{ID: eventlog.MessageID(id), Content: "content " + id}, list, wake)
+	require.NoError(t, err)
+}
+
+func TestNextDecidesFromInbox(t *testing.T) {
+	cases := []struct {
+		name  string
+		setup func(t *testing.T, c *Core)
+		want  Command
+	}{
+		{"empty inbox awaits work", func(*testing.T, *Core) {}, AwaitWork{}},
+		{"inject alone awaits work", func(t *testing.T, c *Core) { accept(t, c, "i", eventlog.NextStep, false) }, AwaitWork{}},
+		{"followup calls the model", func(t *testing.T, c *Core) { accept(t, c, "f", eventlog.NextTurn, true) }, CallModel{}},
+		{"steer calls the model", func(t *testing.T, c *Core) { accept(t, c, "s", eventlog.NextStep, true) }, CallModel{}},
+		{"dispose finishes", func(t *testing.T, c *Core) { c.Dispose(t0, "bye") }, Finish{}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newTestCore()
+			tc.setup(t, c)
+			require.IsType(t, tc.want, c.Next(t0))
+			require.NoError(t, c.Err())
+		})
+	}
+}
+
+func TestFirstStepClaimsNextStepInputPlusOneFollowup(t *testing.T) {
+	c := newTestCore()
+	accept(t, c, "f1", eventlog.NextTurn, true)
+	accept(t, c, "f2", eventlog.NextTurn, true)
+	accept(t, c, "i1", eventlog.NextStep, false)
+	cmd := c.Next(t0).(CallModel)
+	require.Equal(t, 1, cmd.Input.Call.Turn)
+	require.Equal(t, 1, cmd.Input.Call.Step)
+	st := c.State()
+	require.Len(t, st.Inbox.NextTurn, 1, "one followup per turn")
+	require.Equal(t, eventlog.MessageID("f2"), st.Inbox.NextTurn[0].ID)
+	require.Empty(t, st.Inbox.NextStep)
+	require.EqualValues(t, st.Len, cmd.Input.Ref.Upto, "the model reads the log up to its own position")
+}
+
+func TestJournalCarriesEveryEventOnceInHistoryForm(t *testing.T) {
+	c := newTestCore("t")
+	accept(t, c, "f1", eventlog.NextTurn, true)
+	cmd := c.Next(t0).(CallModel)
+	require.NotEmpty(t, cmd.Input.Journal)
+	for _, env := range cmd.Input.Journal {
+		if env.Ref != "" {
+			require.NotContains(t, string(env.Data), "content f1", "content stays in the message payload")
+		}
+	}
+	c.ModelDone(t0, cmd, signals.ModelOutput{Text: "hi", FinishReason: eventlog.FinishStop}, nil)
+	await := c.Next(t0).(AwaitWork)
+	first, last := cmd.Input.Journal[0].Seq, await.Journal[len(await.Journal)-1].Seq
+	require.EqualValues(t, 0, first)
+	require.EqualValues(t, c.State().Len-1, last, "journal and log end together")
+	require.EqualValues(t, len(cmd.Input.Journal)+len(await.Journal), c.State().Len, "no event journaled twice")
+	require.False(t, c.HasJournal())
+}
+
+func TestToolDoneOutOfModelOrderIsAnInvalidTransition(t *testing.T) {
+	c := newTestCore("t")
+	accept(t, c, "f1", eventlog.NextTurn, true)
+	cmd := c.Next(t0).(CallModel)
+	c.ModelDone(t0, cmd, signals.ModelOutput{ToolCalls: []eventlog.ToolCallRequest{{ID: "a", Name: "t"}, {ID: "b", Name: "t"}}}, nil)
+	require.IsType(t, RunTools{}, c.Next(t0))
+	c.ToolDone(t0, signals.ToolOutput{CallID: "b", Name: "t"}, "tool-1-1-1")
+	require.ErrorIs(t, c.Err(), eventlog.ErrInvalidTransition)
+	require.IsType(t, Fail{}, c.Next(t0))
+}
+
+func TestCancelWhileIdleOnlyClearsTheInbox(t *testing.T) {
+	c := newTestCore()
+	accept(t, c, "i1", eventlog.NextStep, false)
+	require.False(t, c.Cancel(t0, "clear", false))
+	require.Zero(t, c.State().Inbox.Len())
+	require.IsType(t, AwaitWork{}, c.Next(t0))
+	require.Equal(t, 0, c.State().Turn)
+}
+
+func TestCheckMessageRejectsAfterDispose(t *testing.T) {
+	c := newTestCore()
+	c.Dispose(t0, "")
+	require.ErrorIs(t, c.CheckMessage(signals.Message{ID: "x", Content: "y"}), signals.ErrDisposed)
+}
+
+func TestPageIsBoundedAndPagesThroughTheLog(t *testing.T) {
+	c := newTestCore()
+	for i := range 7 {
+		accept(t, c, string(rune('a'+i)), eventlog.NextStep, false)
+	}
+	p := c.Page(signals.LogRequest{From: 2, Limit: 3})
+	require.Len(t, p.Events, 3)
+	require.EqualValues(t, 2, p.Events[0].Seq)
+	require.EqualValues(t, 5, p.Next)
+	require.EqualValues(t, 7, p.Len)
+	p = c.Page(signals.LogRequest{From: 5, To: 6})
+	require.Len(t, p.Events, 1)
+	require.EqualValues(t, 6, p.Next)
+}
