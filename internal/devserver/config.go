@@ -1,0 +1,182 @@
+package devserver
+
+import (
+	"fmt"
+	"net"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/server/common/cluster"
+	"go.temporal.io/server/common/config"
+	"go.temporal.io/server/common/dynamicconfig"
+	"go.temporal.io/server/common/membership/static"
+	"go.temporal.io/server/common/primitives"
+
+	"github.com/tetherdev/tether/signals"
+)
+
+// Options configures Start. The zero value is an in-memory server on
+// 127.0.0.1 with namespace "default", a free gRPC port and no UI.
+type Options struct {
+	// DataDir holds temporal.db and its version stamp; created if missing.
+	// Empty means a fresh in-memory database.
+	DataDir string
+	// Namespace is created if missing. Default "default".
+	Namespace string
+	// IP every service binds to. Default 127.0.0.1.
+	IP string
+	// GRPCPort of the frontend; 0 picks a free port.
+	GRPCPort int
+	// UIPort of the Web UI; 0 means no UI, -1 picks a free port.
+	UIPort int
+	// SearchAttributes are registered on Namespace: at creation, and through
+	// the operator service for an existing database that lacks some.
+	SearchAttributes map[string]enumspb.IndexedValueType
+	// DynamicConfig keys (e.g. "limit.historyCount.suggestContinueAsNew")
+	// merged over the defaults. Unknown keys are silently ignored.
+	DynamicConfig map[string]any
+	// LogLevel of the server log on stderr: debug, info, warn or error
+	// (default).
+	LogLevel string
+}
+
+const (
+	defaultNamespace = "default"
+	defaultIP        = "127.0.0.1"
+	defaultLogLevel  = "error"
+	clusterName      = "active"
+	storeName        = "sqlite-default"
+	// readyTimeout bounds Start when its context has no deadline.
+	readyTimeout = time.Minute
+)
+
+func (o Options) withDefaults() (Options, error) {
+	if o.Namespace == "" {
+		o.Namespace = defaultNamespace
+	}
+	if o.IP == "" {
+		o.IP = defaultIP
+	}
+	if ip := net.ParseIP(o.IP); ip == nil || ip.IsUnspecified() {
+		return o, fmt.Errorf("IP %q: need a concrete address that clients and services can dial", o.IP)
+	}
+	if o.GRPCPort < 0 || o.GRPCPort > 65535 {
+		return o, fmt.Errorf("GRPCPort %d out of range", o.GRPCPort)
+	}
+	if o.UIPort < -1 || o.UIPort > 65535 {
+		return o, fmt.Errorf("UIPort %d out of range (0 = no UI, -1 = free port)", o.UIPort)
+	}
+	o.LogLevel = strings.ToLower(o.LogLevel)
+	switch o.LogLevel {
+	case "":
+		o.LogLevel = defaultLogLevel
+	case "debug", "info", "warn", "error":
+	default:
+		return o, fmt.Errorf("LogLevel %q: want debug, info, warn or error", o.LogLevel)
+	}
+	if o.DataDir != "" {
+		abs, err := filepath.Abs(o.DataDir)
+		if err != nil {
+			return o, fmt.Errorf("DataDir: %w", err)
+		}
+		o.DataDir = abs
+	}
+	return o, nil
+}
+
+// DefaultSearchAttributes are Tether's custom search attributes
+// (signals.SearchAttributeKinds) as Temporal index types.
+func DefaultSearchAttributes() map[string]enumspb.IndexedValueType {
+	out := make(map[string]enumspb.IndexedValueType, len(signals.SearchAttributeKinds))
+	for name, kind := range signals.SearchAttributeKinds {
+		t, err := enumspb.IndexedValueTypeFromString(kind)
+		if err != nil {
+			panic(fmt.Sprintf("signals.SearchAttributeKinds[%q]: %v", name, err))
+		}
+		out[name] = t
+	}
+	return out
+}
+
+// ports of one server; frontend is what clients dial.
+type ports struct {
+	frontend, frontendHTTP, history, matching, worker, ui int
+}
+
+func (p ports) byService() map[primitives.ServiceName]int {
+	return map[primitives.ServiceName]int{
+		primitives.FrontendService: p.frontend,
+		primitives.HistoryService:  p.history,
+		primitives.MatchingService: p.matching,
+		primitives.WorkerService:   p.worker,
+	}
+}
+
+func hostPort(ip string, port int) string { return net.JoinHostPort(ip, strconv.Itoa(port)) }
+
+// serverConfig is a single-node cluster with one history shard.
+func serverConfig(o Options, p ports, store *config.SQL) *config.Config {
+	var c config.Config
+	c.Global.Membership.MaxJoinDuration = 30 * time.Second
+	c.Global.Membership.BroadcastAddress = o.IP
+	c.Persistence.DefaultStore = storeName
+	c.Persistence.VisibilityStore = storeName
+	c.Persistence.NumHistoryShards = 1
+	c.Persistence.DataStores = map[string]config.DataStore{storeName: {SQL: store}}
+	c.ClusterMetadata = &cluster.Config{
+		FailoverVersionIncrement: 10,
+		MasterClusterName:        clusterName,
+		CurrentClusterName:       clusterName,
+		ClusterInformation: map[string]cluster.ClusterInformation{clusterName: {
+			Enabled:                true,
+			InitialFailoverVersion: 1,
+			RPCAddress:             hostPort(o.IP, p.frontend),
+			HTTPAddress:            hostPort(o.IP, p.frontendHTTP),
+		}},
+	}
+	c.DCRedirectionPolicy.Policy = "noop"
+	c.Services = map[string]config.Service{}
+	for name, port := range p.byService() {
+		svc := config.Service{RPC: config.RPC{GRPCPort: port, BindOnIP: o.IP}}
+		if name == primitives.FrontendService {
+			svc.RPC.HTTPPort = p.frontendHTTP
+		}
+		c.Services[string(name)] = svc
+	}
+	c.Archival.History.State = "disabled"
+	c.Archival.Visibility.State = "disabled"
+	c.NamespaceDefaults.Archival.History.State = "disabled"
+	c.NamespaceDefaults.Archival.Visibility.State = "disabled"
+	c.PublicClient.HostPort = hostPort(o.IP, p.frontend)
+	return &c
+}
+
+// staticHosts replaces ringpop: every service is one known local host.
+func staticHosts(ip string, p ports) map[primitives.ServiceName]static.Hosts {
+	hosts := map[primitives.ServiceName]static.Hosts{}
+	for name, port := range p.byService() {
+		hosts[name] = static.SingleLocalHost(hostPort(ip, port))
+	}
+	return hosts
+}
+
+// dynamicConfig is our defaults with extra merged over them.
+func dynamicConfig(extra map[string]any) dynamicconfig.StaticClient {
+	dc := dynamicconfig.StaticClient{
+		// The UI lists workflows often; the default of 10/s throttles it.
+		dynamicconfig.FrontendMaxNamespaceVisibilityRPSPerInstance.Key(): 100,
+		// A laptop-sized mutable state cache (default 128k entries).
+		dynamicconfig.HistoryCacheHostLevelMaxSize.Key(): 8096,
+		// Search attributes added to an existing namespace take effect at once
+		// instead of after each service's namespace cache refresh. Costs one
+		// namespace read per mapping, which SQLite on a laptop absorbs.
+		dynamicconfig.ForceSearchAttributesCacheRefreshOnRead.Key(): true,
+	}
+	for k, v := range extra {
+		dc[dynamicconfig.MakeKey(k)] = v
+	}
+	return dc
+}

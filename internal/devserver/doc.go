@@ -1,0 +1,31 @@
+// Package devserver runs a real Temporal server inside the current process:
+// frontend, history, matching and worker services over SQLite, plus the
+// Temporal Web UI, in pure Go with no binary to download.
+//
+// It is for local development (`cmd/worker --dev`, the one-command demo) and
+// for end-to-end tests. Production uses a real Temporal cluster; nothing
+// outside development and tests may depend on this package.
+//
+// Storage: with Options.DataDir set, state lives in DataDir/temporal.db (WAL
+// journal) next to a version stamp naming the server release that created
+// it, so open workflows survive a restart. With DataDir empty, each Start
+// gets a fresh, uniquely named in-memory database.
+//
+// It must never:
+//   - delete, migrate or "repair" an existing data directory: the SQLite
+//     schema has no automatic upgrades, so a stamp from another server
+//     release is refused and the user is told to move the directory away;
+//   - listen on anything but Options.IP, or use ringpop membership (all
+//     services are static hosts on loopback-chosen ports);
+//   - run two servers on one DataDir at the same time;
+//   - be used as, or tuned into, a production deployment.
+//
+// Invariants: Start returns only once the frontend answers DescribeNamespace
+// for Options.Namespace with every requested search attribute registered;
+// Stop is idempotent and stops the UI as well as the server.
+//
+// Process-wide caveats of the embedded server (v1.32.1): a port that cannot
+// be bound makes the server or UI call os.Exit, so Start checks every port
+// first; the SQLite plugin keeps each database connection open until the
+// process exits, so an in-memory database's memory is not freed by Stop.
+package devserver

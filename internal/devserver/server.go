@@ -1,0 +1,128 @@
+package devserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"go.temporal.io/server/common/authorization"
+	"go.temporal.io/server/common/config"
+	"go.temporal.io/server/common/log"
+	"go.temporal.io/server/temporal"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+)
+
+// Server is a running embedded Temporal server, with the Web UI when asked.
+// Its methods are safe for concurrent use.
+type Server struct {
+	srv       temporal.Server
+	logLevel  zap.AtomicLevel
+	ui        *webUI
+	hostPort  string
+	namespace string
+
+	stopOnce sync.Once
+	stopErr  error
+}
+
+// Start runs a server for opts and returns once its frontend answers for
+// the namespace with the requested search attributes registered (and the UI
+// answers, when asked). Without a deadline on ctx, it waits up to a minute.
+func Start(ctx context.Context, opts Options) (*Server, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("devserver options: %w", err)
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, readyTimeout)
+		defer cancel()
+	}
+	p, err := choosePorts(o)
+	if err != nil {
+		return nil, err
+	}
+	store, err := openStore(o)
+	if err != nil {
+		return nil, err
+	}
+	logger, logLevel := serverLogger(o.LogLevel)
+	srv, err := newTemporal(o, p, store, logger)
+	if err != nil {
+		return nil, fmt.Errorf("build temporal server: %w", err)
+	}
+	if err := srv.Start(); err != nil {
+		return nil, fmt.Errorf("start temporal server: %w", err)
+	}
+	s := &Server{srv: srv, logLevel: logLevel, hostPort: hostPort(o.IP, p.frontend), namespace: o.Namespace}
+	if err := s.ready(ctx, o.SearchAttributes); err != nil {
+		return nil, errors.Join(err, s.Stop())
+	}
+	if p.ui > 0 {
+		if s.ui, err = s.startUI(ctx, o.IP, p.ui); err != nil {
+			return nil, errors.Join(err, s.Stop())
+		}
+	}
+	return s, nil
+}
+
+func newTemporal(o Options, p ports, store *config.SQL, logger log.Logger) (temporal.Server, error) {
+	conf := serverConfig(o, p, store)
+	authorizer, err := authorization.GetAuthorizerFromConfig(&conf.Global.Authorization)
+	if err != nil {
+		return nil, err
+	}
+	claimMapper, err := authorization.GetClaimMapperFromConfig(&conf.Global.Authorization, logger)
+	if err != nil {
+		return nil, err
+	}
+	return temporal.NewServer(
+		temporal.WithConfig(conf),
+		temporal.ForServices(temporal.DefaultServices),
+		temporal.WithStaticHosts(staticHosts(o.IP, p)), // no ringpop: faster, no membership ports
+		temporal.WithLogger(logger),
+		temporal.WithAuthorizer(authorizer),
+		temporal.WithClaimMapper(func(*config.Config) authorization.ClaimMapper { return claimMapper }),
+		temporal.WithDynamicConfigClient(dynamicConfig(o.DynamicConfig)),
+	)
+}
+
+func (s *Server) startUI(ctx context.Context, ip string, port int) (*webUI, error) {
+	// Checked again: the UI exits the process when it cannot bind.
+	if err := checkPortFree(ip, port); err != nil {
+		return nil, fmt.Errorf("web UI: %w", err)
+	}
+	return startUI(ctx, ip, port, s.hostPort, s.namespace)
+}
+
+// HostPort is the frontend's gRPC address for client.Options.HostPort.
+func (s *Server) HostPort() string { return s.hostPort }
+
+// Namespace is the namespace Start created or found.
+func (s *Server) Namespace() string { return s.namespace }
+
+// UIAddress is the Web UI's base URL, http://ip:port, or "" without a UI.
+func (s *Server) UIAddress() string {
+	if s.ui == nil {
+		return ""
+	}
+	return s.ui.addr
+}
+
+// Stop stops the UI, then the server. Later calls return the first result.
+func (s *Server) Stop() error {
+	s.stopOnce.Do(func() {
+		var errs []error
+		if s.ui != nil {
+			errs = append(errs, s.ui.stop())
+		}
+		s.logLevel.SetLevel(zapcore.FatalLevel)
+		if err := s.srv.Stop(); err != nil {
+			errs = append(errs, fmt.Errorf("stop temporal server: %w", err))
+		}
+		s.stopErr = errors.Join(errs...)
+	})
+	return s.stopErr
+}

@@ -1,0 +1,46 @@
+package devserver
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func get(t *testing.T, url string) (*http.Response, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp, string(body)
+}
+
+func TestUIServesPageAndAPIAndStopsWithServer(t *testing.T) {
+	s, err := Start(testContext(t), Options{Namespace: "ui-test", UIPort: -1})
+	require.NoError(t, err)
+	addr := s.UIAddress()
+	require.True(t, strings.HasPrefix(addr, "http://127.0.0.1:"), addr)
+
+	resp, body := get(t, addr)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Contains(t, resp.Header.Get("Content-Type"), "text/html")
+	require.Contains(t, strings.ToLower(body), "<!doctype html")
+
+	resp, body = get(t, addr+"/api/v1/namespaces/ui-test/workflows")
+	require.Equal(t, http.StatusOK, resp.StatusCode, body)
+
+	require.NoError(t, s.Stop())
+	require.NoError(t, s.Stop(), "Stop is idempotent")
+	_, err = http.Get(addr)
+	require.Error(t, err, "UI still serving after Stop")
+}
+
+func TestNoUIByDefault(t *testing.T) {
+	s := startServer(t, Options{})
+	require.Empty(t, s.UIAddress())
+	require.Equal(t, "default", s.Namespace())
+}
