@@ -1,0 +1,23 @@
+// Package openai is the model provider adapter for OpenAI-compatible chat
+// completions servers: OpenAI itself, Ollama and vLLM. It turns an
+// llm.Request into one non-streaming POST {BaseURL}/chat/completions and the
+// reply into an eventlog.AssistantMessage.
+//
+// It must never retry (the SDK's retries are off; Temporal owns retry policy),
+// never read the environment (it builds the SDK's chat service directly, not
+// openai.NewClient, which would pick up OPENAI_* variables such as
+// OPENAI_ORG_ID or OPENAI_CUSTOM_HEADERS) and never put the API key into an
+// error, a failure message or a log.
+//
+// Invariants:
+//   - Every error Complete returns is an *llm.Error whose Failure.Kind is a
+//     normalised eventlog.FailureKind (HTTP statuses via llm.ClassifyHTTP).
+//   - Tool call arguments in the result are always valid JSON: arguments the
+//     model produced that are not JSON are kept as a JSON string value, and
+//     such a string is sent back unquoted, exactly as the model wrote it.
+//   - The output cap goes out as max_completion_tokens, the field OpenAI's
+//     reasoning models require and vLLM accepts. Ollama's compatibility layer
+//     only reads the deprecated max_tokens and ignores this cap.
+//   - Tool results flagged IsError are sent as plain tool messages: the chat
+//     completions wire format has no error flag, so the content must say so.
+package openai
