@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/tetherdev/tether/activities/llm"
@@ -87,7 +88,7 @@ func (m *Model) request(ctx context.Context, in signals.ModelInput) (llm.Request
 	if err != nil {
 		return llm.Request{}, failure(eventlog.Failure{Kind: eventlog.FailureInvalidRequest, Message: err.Error()})
 	}
-	msgs, err := m.Log.Conversation(ctx, in.Ref)
+	msgs, err := m.Log.Conversation(ctx, ownRef(ctx, in.Ref))
 	if err != nil {
 		// The workflow is reachable again after a restart; retry.
 		return llm.Request{}, temporal.NewApplicationError(err.Error(), ErrLogUnavailable)
@@ -116,4 +117,13 @@ func failure(f eventlog.Failure) error {
 		NextRetryDelay: f.RetryAfter,
 		Details:        []any{f},
 	})
+}
+
+// ownRef completes a reference to the activity's own workflow's log.
+func ownRef(ctx context.Context, ref signals.LogRef) signals.LogRef {
+	if ref.AgentID == "" {
+		info := activity.GetInfo(ctx)
+		ref.AgentID, ref.RunID = info.WorkflowExecution.ID, info.WorkflowExecution.RunID
+	}
+	return ref
 }

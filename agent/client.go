@@ -90,9 +90,10 @@ func (r *Client) Attach(ctx context.Context, id string) (*Handle, error) {
 	return h, nil
 }
 
-// newID returns a random 128-bit hex ID.
+// newID returns a random 64-bit hex ID: unique enough within one agent,
+// and short, since a message ID recurs in its inbox events.
 func newID() string {
-	var b [16]byte
+	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"go.temporal.io/sdk/client"
 
@@ -19,36 +20,66 @@ type Handle struct {
 	RunID string // the run the handle was made for; operations follow the chain
 }
 
+// SendOption changes how a message is delivered.
+type SendOption func(*sendOptions)
+
+type sendOptions struct{ ack bool }
+
+// Acknowledged delivers the message as an update: the call returns once the
+// workflow has validated and accepted it, with the position of its inbox
+// event, and the workflow's own rejections (a duplicate ID, a disposed
+// agent) come back as typed errors. It costs more history events than the
+// default signal, which the client validates before sending and which the
+// server accepts durably at once, even while no worker runs.
+func Acknowledged() SendOption { return func(o *sendOptions) { o.ack = true } }
+
 // Followup queues content for a turn of its own and wakes the agent.
-func (h *Handle) Followup(ctx context.Context, content string) (signals.Ack, error) {
-	return h.message(ctx, signals.FollowupUpdate, content)
+func (h *Handle) Followup(ctx context.Context, content string, opts ...SendOption) (signals.Ack, error) {
+	return h.message(ctx, signals.FollowupSignal, signals.FollowupUpdate, content, opts)
 }
 
 // Steer queues content for the next step boundary and wakes the agent.
-func (h *Handle) Steer(ctx context.Context, content string) (signals.Ack, error) {
-	return h.message(ctx, signals.SteerUpdate, content)
+func (h *Handle) Steer(ctx context.Context, content string, opts ...SendOption) (signals.Ack, error) {
+	return h.message(ctx, signals.SteerSignal, signals.SteerUpdate, content, opts)
 }
 
 // Inject queues content for the next step boundary without waking the agent.
-func (h *Handle) Inject(ctx context.Context, content string) (signals.Ack, error) {
-	return h.message(ctx, signals.InjectUpdate, content)
+func (h *Handle) Inject(ctx context.Context, content string, opts ...SendOption) (signals.Ack, error) {
+	return h.message(ctx, signals.InjectSignal, signals.InjectUpdate, content, opts)
 }
 
 // Send routes content to list, waking the agent when wake is set.
-func (h *Handle) Send(ctx context.Context, content string, list eventlog.List, wake bool) (signals.Ack, error) {
+func (h *Handle) Send(ctx context.Context, content string, list eventlog.List, wake bool, opts ...SendOption) (signals.Ack, error) {
 	s := signals.Send{Message: signals.Message{ID: NewMessageID(), Content: content}, List: list, Wake: wake}
 	if err := signals.ValidateSend(s); err != nil {
 		return signals.Ack{}, err
 	}
-	return update(ctx, h, signals.SendUpdate, string(s.ID), s)
+	if options(opts).ack {
+		return update(ctx, h, signals.SendUpdate, string(s.ID), s)
+	}
+	return signals.Ack{MessageID: s.ID, Seq: -1}, signal(ctx, h, signals.SendSignal, s)
 }
 
-func (h *Handle) message(ctx context.Context, u signals.Update[signals.Message, signals.Ack], content string) (signals.Ack, error) {
+// message validates and delivers m; without Acknowledged the ack's Seq is -1
+// (unknown until the workflow records it).
+func (h *Handle) message(ctx context.Context, sig signals.Signal[signals.Message], upd signals.Update[signals.Message, signals.Ack],
+	content string, opts []SendOption) (signals.Ack, error) {
 	m := signals.Message{ID: NewMessageID(), Content: content}
 	if err := signals.ValidateMessage(m); err != nil {
 		return signals.Ack{}, err
 	}
-	return update(ctx, h, u, string(m.ID), m)
+	if options(opts).ack {
+		return update(ctx, h, upd, string(m.ID), m)
+	}
+	return signals.Ack{MessageID: m.ID, Seq: -1}, signal(ctx, h, sig, m)
+}
+
+func options(opts []SendOption) sendOptions {
+	var o sendOptions
+	for _, f := range opts {
+		f(&o)
+	}
+	return o
 }
 
 // Cancel aborts the active turn; unless keepInbox, pending messages are
@@ -82,14 +113,38 @@ func (h *Handle) Status(ctx context.Context) (signals.StatusView, error) {
 }
 
 // WaitIdle returns once the agent has no open turn and no due work (seed
-// 003's whenIdle), or has been disposed.
+// 003's whenIdle), or has been disposed. It polls the status query with
+// backoff, which writes nothing to the agent's history; the wait-idle update
+// is the push alternative for callers that prefer it.
 func (h *Handle) WaitIdle(ctx context.Context) (signals.StatusView, error) {
-	v, err := update(ctx, h, signals.WaitIdleUpdate, "", signals.WaitIdle{})
-	if errors.Is(err, signals.ErrAlreadyIdle) || errors.Is(err, signals.ErrDisposed) {
-		return h.Status(ctx)
+	delay := minPoll
+	for {
+		st, err := h.Status(ctx)
+		switch {
+		case err == nil && (st.Idle() || st.Disposed):
+			return st, nil
+		case err != nil && (errors.Is(err, ErrNotFound) || ctx.Err() != nil):
+			return st, err
+		}
+		// A query fails for a while when no worker holds the agent (a
+		// worker restart): keep polling until the caller's deadline.
+		select {
+		case <-ctx.Done():
+			if err == nil {
+				err = ctx.Err()
+			}
+			return st, err
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, maxPoll)
 	}
-	return v, err
 }
+
+// Polling bounds of WaitIdle.
+const (
+	minPoll = 10 * time.Millisecond
+	maxPoll = 250 * time.Millisecond
+)
 
 // Log reads the whole session log, page by page.
 func (h *Handle) Log(ctx context.Context) ([]eventlog.Envelope, error) {

@@ -28,13 +28,13 @@ var ErrUnknownType = errors.New("eventlog: unknown event type")
 // ErrNoData is returned when decoding an envelope whose data was stripped.
 var ErrNoData = errors.New("eventlog: envelope has no data")
 
-// Encode wraps e in an envelope.
+// Encode wraps e in an envelope. Times are kept to the millisecond.
 func Encode(seq int64, at time.Time, ref Ref, e Event) (Envelope, error) {
 	data, err := json.Marshal(e)
 	if err != nil {
 		return Envelope{}, fmt.Errorf("encode %s (seq %d): %w", e.Type(), seq, err)
 	}
-	return Envelope{Seq: seq, At: at.UTC(), Type: e.Type(), Ref: ref, Data: data}, nil
+	return Envelope{Seq: seq, At: at.UTC().Truncate(time.Millisecond), Type: e.Type(), Ref: ref, Data: data}, nil
 }
 
 // Journal returns the copy of env that is written to history: data is dropped

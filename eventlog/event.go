@@ -68,9 +68,9 @@ const (
 
 // InboxInserted records an accepted message entering a list.
 type InboxInserted struct {
-	MessageID MessageID `json:"message_id"`
+	MessageID MessageID `json:"message_id,omitempty"`
 	List      List      `json:"list"`
-	Content   string    `json:"content"`
+	Content   string    `json:"content,omitempty"`
 	// Wake is false for inject: the message waits for work that is already due.
 	Wake bool `json:"wake"`
 }
@@ -130,13 +130,13 @@ type StepEnd struct {
 
 // SystemMessage records the system prompt; it is recorded only when it changed.
 type SystemMessage struct {
-	Content string `json:"content"`
+	Content string `json:"content,omitempty"`
 }
 
 // UserMessage records a claimed message entering the model's context.
 type UserMessage struct {
-	MessageID MessageID `json:"message_id"`
-	Content   string    `json:"content"`
+	MessageID MessageID `json:"message_id,omitempty"`
+	Content   string    `json:"content,omitempty"`
 }
 
 // ToolCallRequest is one tool call the model asked for.

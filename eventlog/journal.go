@@ -7,9 +7,9 @@ import (
 
 // Strip returns the journal form of env: the copy written to Temporal history
 // beside the facts that already carry its content. An envelope without a Ref
-// is kept whole. For message events the content field is emptied and the rest
-// kept (list, wake, ids); for events whose whole data is an activity result
-// the data is dropped.
+// is kept whole. For message events the content (and the message ID, which
+// the Ref repeats) is emptied and the rest kept (list, wake); for events whose
+// whole data is an activity result the data is dropped.
 func Strip(env Envelope) (Envelope, error) {
 	if env.Ref == "" {
 		return env, nil
@@ -21,10 +21,10 @@ func Strip(env Envelope) (Envelope, error) {
 	var stripped Event
 	switch e := e.(type) {
 	case InboxInserted:
-		e.Content = ""
+		e.Content, e.MessageID = "", ""
 		stripped = e
 	case UserMessage:
-		e.Content = ""
+		e.Content, e.MessageID = "", ""
 		stripped = e
 	case SystemMessage:
 		e.Content = ""
@@ -41,8 +41,8 @@ func Strip(env Envelope) (Envelope, error) {
 }
 
 // Restore is the inverse of Strip given what env.Ref points at: content for
-// message events, or the whole event data for events recorded from an
-// activity result.
+// message events, or the JSON object that holds the event's fields (an
+// activity result or input; fields the event does not have are dropped).
 func Restore(env Envelope, content string, whole json.RawMessage) (Envelope, error) {
 	if env.Ref == "" {
 		return env, nil
@@ -52,8 +52,13 @@ func Restore(env Envelope, content string, whole json.RawMessage) (Envelope, err
 			return Envelope{}, fmt.Errorf("restore %s (seq %d): %w from %s", env.Type, env.Seq, ErrNoData, env.Ref)
 		}
 		env.Data = whole
-		if _, err := Decode(env); err != nil {
+		e, err := Decode(env)
+		if err != nil {
 			return Envelope{}, err
+		}
+		env.Data, err = json.Marshal(e)
+		if err != nil {
+			return Envelope{}, fmt.Errorf("restore %s (seq %d): %w", env.Type, env.Seq, err)
 		}
 		return env, nil
 	}
@@ -61,13 +66,14 @@ func Restore(env Envelope, content string, whole json.RawMessage) (Envelope, err
 	if err != nil {
 		return Envelope{}, err
 	}
+	_, key, _ := env.Ref.Split()
 	var filled Event
 	switch e := e.(type) {
 	case InboxInserted:
-		e.Content = content
+		e.Content, e.MessageID = content, MessageID(key)
 		filled = e
 	case UserMessage:
-		e.Content = content
+		e.Content, e.MessageID = content, MessageID(key)
 		filled = e
 	case SystemMessage:
 		e.Content = content

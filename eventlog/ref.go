@@ -10,6 +10,7 @@ import (
 //
 //	msg:<MessageID>    the signal, update or start input that delivered the message
 //	act:<ActivityID>   the result of the activity with that ID
+//	in:<ActivityID>    the input of the activity with that ID
 //	start:system       the system prompt in the run's start input
 type Ref string
 
@@ -17,6 +18,7 @@ type Ref string
 const (
 	RefMessage  = "msg"
 	RefActivity = "act"
+	RefInput    = "in"
 	RefStart    = "start"
 )
 
@@ -25,6 +27,9 @@ func MessageRef(id MessageID) Ref { return Ref(RefMessage + ":" + string(id)) }
 
 // ActivityRef refers to the result of the activity with the given ID.
 func ActivityRef(activityID string) Ref { return Ref(RefActivity + ":" + activityID) }
+
+// InputRef refers to the input of the activity with the given ID.
+func InputRef(activityID string) Ref { return Ref(RefInput + ":" + activityID) }
 
 // SystemPromptRef refers to the system prompt of the run's start input.
 const SystemPromptRef Ref = RefStart + ":system"

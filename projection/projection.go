@@ -19,6 +19,7 @@ type sources struct {
 	messages  map[eventlog.MessageID]string
 	scheduled map[int64]string // scheduled event ID → activity ID
 	results   map[string]json.RawMessage
+	inputs    map[string]json.RawMessage
 	journal   []eventlog.Envelope
 }
 
@@ -31,6 +32,7 @@ func FromHistory(events []*historypb.HistoryEvent) ([]eventlog.Envelope, error) 
 		messages:  map[eventlog.MessageID]string{},
 		scheduled: map[int64]string{},
 		results:   map[string]json.RawMessage{},
+		inputs:    map[string]json.RawMessage{},
 	}
 	for _, ev := range events {
 		if err := s.read(ev); err != nil {
@@ -77,6 +79,12 @@ func (s *sources) resolve(env eventlog.Envelope) (eventlog.Envelope, error) {
 			return env, fmt.Errorf("seq %d: no result of activity %s in history", env.Seq, key)
 		}
 		return eventlog.Restore(env, "", res)
+	case eventlog.RefInput:
+		in, ok := s.inputs[key]
+		if !ok {
+			return env, fmt.Errorf("seq %d: no input of activity %s in history", env.Seq, key)
+		}
+		return eventlog.Restore(env, "", in)
 	case eventlog.RefStart:
 		return eventlog.Restore(env, s.system, nil)
 	default:

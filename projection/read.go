@@ -7,7 +7,6 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 
-	"github.com/tetherdev/tether/eventlog"
 	"github.com/tetherdev/tether/signals"
 )
 
@@ -37,7 +36,7 @@ func (s *sources) read(ev *historypb.HistoryEvent) error {
 		if err := s.decode(ev.GetWorkflowExecutionCompletedEventAttributes().GetResult(), &res); err != nil {
 			return err
 		}
-		s.journal = append(s.journal, res.Journal...)
+		s.journal = append(s.journal, res.Journal.Envelopes()...)
 	}
 	return nil
 }
@@ -75,13 +74,18 @@ func (s *sources) delivered(name string, in *commonpb.Payloads) error {
 
 func (s *sources) activity(eventID int64, a *historypb.ActivityTaskScheduledEventAttributes) error {
 	s.scheduled[eventID] = a.GetActivityId()
-	var in struct {
-		Journal []eventlog.Envelope `json:"journal"`
-	}
-	if err := s.decode(a.GetInput(), &in); err != nil {
+	var raw json.RawMessage
+	if err := s.decode(a.GetInput(), &raw); err != nil {
 		return err
 	}
-	s.journal = append(s.journal, in.Journal...)
+	s.inputs[a.GetActivityId()] = raw
+	var in struct {
+		Journal signals.Journal `json:"journal"`
+	}
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return err
+	}
+	s.journal = append(s.journal, in.Journal.Envelopes()...)
 	return nil
 }
 
@@ -106,7 +110,7 @@ func (s *sources) marker(a *historypb.MarkerRecordedEventAttributes) error {
 	if err := s.decode(a.GetDetails()["data"], &m); err != nil {
 		return err
 	}
-	s.journal = append(s.journal, m.Journal...)
+	s.journal = append(s.journal, m.Journal.Envelopes()...)
 	return nil
 }
 

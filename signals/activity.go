@@ -6,9 +6,13 @@ import "github.com/tetherdev/tether/eventlog"
 // seq < Upto. An activity given a LogRef reads the log itself (a query on its
 // workflow, behind a worker cache), so the conversation is never copied into
 // history again.
+//
+// AgentID and RunID are left empty when the log is the activity's own
+// workflow's (the activity takes them from its info), which keeps every
+// activity input a few dozen bytes smaller.
 type LogRef struct {
-	AgentID string `json:"agent_id"`
-	RunID   string `json:"run_id"`
+	AgentID string `json:"agent_id,omitempty"`
+	RunID   string `json:"run_id,omitempty"`
 	Upto    int64  `json:"upto"`
 }
 
@@ -27,9 +31,9 @@ type CallConfig struct {
 // Journal carries session events recorded since the previous command, in
 // their history form (see eventlog.Strip).
 type ModelInput struct {
-	Ref     LogRef              `json:"ref"`
-	Call    CallConfig          `json:"call"`
-	Journal []eventlog.Envelope `json:"journal,omitempty"`
+	Ref     LogRef     `json:"ref"`
+	Call    CallConfig `json:"call"`
+	Journal Journal    `json:"journal,omitzero"`
 }
 
 // ModelOutput is the result of ModelActivity; it is the assistant/message event.
@@ -37,16 +41,19 @@ type ModelOutput = eventlog.AssistantMessage
 
 // ToolInput is the input of ToolActivity. The call's arguments are read from
 // the log (the assistant message at AssistantSeq), not copied here.
+//
+// Its call_id, name and idempotency_key are the tool/call event's fields:
+// the journal refers to this input for that event instead of repeating them.
 type ToolInput struct {
-	Ref LogRef `json:"ref"`
-	// AssistantSeq is the seq of the assistant/message that asked for the call.
+	// AssistantSeq is the seq of the assistant/message that asked for the
+	// call, in the activity's own workflow's log.
 	AssistantSeq int64  `json:"assistant_seq"`
 	CallID       string `json:"call_id"`
 	Name         string `json:"name"`
 	// IdempotencyKey is stable across retries, worker crashes and
 	// Continue-As-New: agent/turn/step/call.
-	IdempotencyKey string              `json:"idempotency_key"`
-	Journal        []eventlog.Envelope `json:"journal,omitempty"`
+	IdempotencyKey string  `json:"idempotency_key"`
+	Journal        Journal `json:"journal,omitzero"`
 }
 
 // ToolOutput is the result of ToolActivity; it is the tool/result event.

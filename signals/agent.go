@@ -1,7 +1,5 @@
 package signals
 
-import "github.com/tetherdev/tether/eventlog"
-
 // AgentOptions configure one agent. They are part of the workflow input, so
 // they never hold a secret: credentials live on the worker.
 type AgentOptions struct {
@@ -35,12 +33,12 @@ type AgentInput struct {
 // of the session log not yet recorded elsewhere in the run's history, so the
 // log can be projected from history alone.
 type AgentResult struct {
-	LogLen  int64               `json:"log_len"`
-	Journal []eventlog.Envelope `json:"journal,omitempty"`
+	LogLen  int64   `json:"log_len"`
+	Journal Journal `json:"journal,omitzero"`
 }
 
 // JournalMarker is recorded (as a side-effect marker) when the agent goes
 // idle, carrying the log tail that no activity input carried.
 type JournalMarker struct {
-	Journal []eventlog.Envelope `json:"tether_journal"`
+	Journal Journal `json:"tether_journal"`
 }

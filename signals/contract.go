@@ -78,6 +78,23 @@ type Ack struct {
 // WaitIdle is the argument of WaitIdleUpdate.
 type WaitIdle struct{}
 
+// Idle reports whether the agent has no open turn and no work that would
+// open one (seed 003's idle for whenIdle).
+func (v StatusView) Idle() bool {
+	if v.InTurn {
+		return false
+	}
+	if len(v.NextTurn) > 0 {
+		return false
+	}
+	for _, p := range v.NextStep {
+		if p.Wake {
+			return false
+		}
+	}
+	return true
+}
+
 // StatusView answers StatusQuery.
 type StatusView struct {
 	Status   eventlog.Status    `json:"status"`

@@ -27,7 +27,7 @@ type run struct {
 func (a Agent) Run(ctx workflow.Context, in signals.AgentInput) (signals.AgentResult, error) {
 	cfg := a.Config.withDefaults()
 	info := workflow.GetInfo(ctx)
-	r := &run{cfg: cfg, core: NewCore(info.WorkflowExecution.ID, info.WorkflowExecution.RunID, in.Options)}
+	r := &run{cfg: cfg, core: NewCore(info.WorkflowExecution.ID, in.Options)}
 	r.attrs = currentAttrs(ctx)
 	// The first message is accepted before handlers are registered: updates
 	// buffered since the start are validated against a state that has it.
@@ -79,8 +79,8 @@ func (r *run) loop(ctx workflow.Context) (signals.AgentResult, error) {
 
 // journal writes the log tail that no command carried into history, as a
 // side-effect marker, so history alone holds the whole session log.
-func (r *run) journal(ctx workflow.Context, j []eventlog.Envelope) {
-	if len(j) == 0 {
+func (r *run) journal(ctx workflow.Context, j signals.Journal) {
+	if j.IsZero() {
 		return
 	}
 	workflow.SideEffect(ctx, func(workflow.Context) any { return signals.JournalMarker{Journal: j} })

@@ -1,9 +1,6 @@
 package workflows
 
-import (
-	"github.com/tetherdev/tether/eventlog"
-	"github.com/tetherdev/tether/signals"
-)
+import "github.com/tetherdev/tether/signals"
 
 // Command is what the core asks the shell to do next. The set is closed.
 //
@@ -13,7 +10,7 @@ type Command interface{ isCommand() }
 // AwaitWork blocks until a turn is due, the agent is disposed or events wait
 // to be journaled. Journal, if any, is recorded in history first.
 type AwaitWork struct {
-	Journal []eventlog.Envelope
+	Journal signals.Journal
 }
 
 // CallModel runs one model request.

@@ -34,7 +34,6 @@ type stepOutcome struct {
 // command that is due, executes it and reports the outcome back.
 type Core struct {
 	agentID string
-	runID   string
 	opts    signals.AgentOptions
 
 	state   eventlog.State
@@ -56,12 +55,12 @@ type Core struct {
 }
 
 // NewCore returns the loop of a fresh agent whose log starts at seq 0.
-func NewCore(agentID, runID string, opts signals.AgentOptions) *Core {
+func NewCore(agentID string, opts signals.AgentOptions) *Core {
 	if opts.MaxSteps <= 0 {
 		opts.MaxSteps = signals.DefaultMaxSteps
 	}
 	return &Core{
-		agentID: agentID, runID: runID, opts: opts,
+		agentID: agentID, opts: opts,
 		state: eventlog.NewState(0),
 		seen:  map[eventlog.MessageID]bool{},
 	}
@@ -99,8 +98,11 @@ func (c *Core) record(at time.Time, ref eventlog.Ref, e eventlog.Event) {
 
 // TakeJournal returns the events no command has carried into history yet and
 // forgets them: the caller writes them to history.
-func (c *Core) TakeJournal() []eventlog.Envelope {
-	j := c.journal
+func (c *Core) TakeJournal() signals.Journal {
+	j, err := signals.NewJournal(c.journal)
+	if err != nil && c.err == nil {
+		c.err = err
+	}
 	c.journal = nil
 	return j
 }

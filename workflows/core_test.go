@@ -16,7 +16,7 @@ import (
 var t0 = time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
 
 func newTestCore(tools ...string) *Core {
-	return NewCore("a1", "r1", signals.AgentOptions{Tools: tools})
+	return NewCore("a1", signals.AgentOptions{Tools: tools})
 }
 
 func accept(t *testing.T, c *Core, id string, list eventlog.List, wake bool) {
@@ -66,18 +66,18 @@ func TestJournalCarriesEveryEventOnceInHistoryForm(t *testing.T) {
 	c := newTestCore("t")
 	accept(t, c, "f1", eventlog.NextTurn, true)
 	cmd := c.Next(t0).(CallModel)
-	require.NotEmpty(t, cmd.Input.Journal)
-	for _, env := range cmd.Input.Journal {
+	require.False(t, cmd.Input.Journal.IsZero())
+	for _, env := range cmd.Input.Journal.Envelopes() {
 		if env.Ref != "" {
 			require.NotContains(t, string(env.Data), "content f1", "content stays in the message payload")
 		}
 	}
 	c.ModelDone(t0, cmd, signals.ModelOutput{Text: "hi", FinishReason: eventlog.FinishStop}, nil)
 	await := c.Next(t0).(AwaitWork)
-	first, last := cmd.Input.Journal[0].Seq, await.Journal[len(await.Journal)-1].Seq
-	require.EqualValues(t, 0, first)
-	require.EqualValues(t, c.State().Len-1, last, "journal and log end together")
-	require.EqualValues(t, len(cmd.Input.Journal)+len(await.Journal), c.State().Len, "no event journaled twice")
+	opening, closing := cmd.Input.Journal.Envelopes(), await.Journal.Envelopes()
+	require.EqualValues(t, 0, opening[0].Seq)
+	require.EqualValues(t, c.State().Len-1, closing[len(closing)-1].Seq, "journal and log end together")
+	require.EqualValues(t, len(opening)+len(closing), c.State().Len, "no event journaled twice")
 	require.False(t, c.HasJournal())
 }
 

@@ -136,7 +136,7 @@ func (c *Core) callModel() CallModel {
 		ActivityID: id,
 		Summary:    fmt.Sprintf("model %s turn %d step %d", model, s.Turn, s.Step),
 		Input: signals.ModelInput{
-			Ref: signals.LogRef{AgentID: c.agentID, RunID: c.runID, Upto: s.Len},
+			Ref: signals.LogRef{Upto: s.Len},
 			Call: signals.CallConfig{
 				Provider: c.opts.Provider, Model: c.opts.Model, MaxTokens: c.opts.MaxTokens,
 				Tools: c.opts.Tools, Turn: s.Turn, Step: s.Step,

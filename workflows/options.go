@@ -5,8 +5,6 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
-
-	"github.com/tetherdev/tether/eventlog"
 )
 
 // Config holds worker-level knobs of the agent workflow. Changing them affects
@@ -60,17 +58,9 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// nonRetryableKinds fail the same way every time they are repeated.
-func nonRetryableKinds() []string {
-	var out []string
-	for _, k := range eventlog.FailureKinds {
-		if !k.Retryable() {
-			out = append(out, string(k))
-		}
-	}
-	return out
-}
-
+// modelOptions: the activity marks non-repeatable failures (auth, invalid
+// request, context overflow, content filter) as non-retryable itself, so the
+// retry policy needs no list of error types in every scheduled event.
 func (c Config) modelOptions(id, summary string) workflow.ActivityOptions {
 	return workflow.ActivityOptions{
 		ActivityID:          id,
@@ -78,11 +68,10 @@ func (c Config) modelOptions(id, summary string) workflow.ActivityOptions {
 		StartToCloseTimeout: c.ModelTimeout,
 		HeartbeatTimeout:    c.ModelHeartbeat,
 		RetryPolicy: &temporal.RetryPolicy{
-			InitialInterval:        time.Second,
-			BackoffCoefficient:     2,
-			MaximumInterval:        time.Minute,
-			MaximumAttempts:        c.ModelAttempts,
-			NonRetryableErrorTypes: nonRetryableKinds(),
+			InitialInterval:    time.Second,
+			BackoffCoefficient: 2,
+			MaximumInterval:    time.Minute,
+			MaximumAttempts:    c.ModelAttempts,
 		},
 	}
 }

@@ -48,19 +48,21 @@ func (c *Core) runTools(now time.Time) Command {
 	invs := make([]ToolInvocation, 0, len(c.calls))
 	for i, call := range c.calls {
 		key := fmt.Sprintf("%s/%d/%d/%s", c.agentID, s.Turn, s.Step, call.ID)
-		c.record(now, "", eventlog.ToolCall{CallID: call.ID, Name: call.Name, IdempotencyKey: key})
+		event := eventlog.ToolCall{CallID: call.ID, Name: call.Name, IdempotencyKey: key}
 		if !slices.Contains(c.opts.Tools, call.Name) {
+			c.record(now, "", event)
 			invs = append(invs, ToolInvocation{Immediate: &signals.ToolOutput{
 				CallID: call.ID, Name: call.Name, IsError: true,
 				Content: fmt.Sprintf("tool %q is not available to this agent; available: %s", call.Name, strings.Join(c.opts.Tools, ", ")),
 			}})
 			continue
 		}
+		id := fmt.Sprintf("tool-%d-%d-%d", s.Turn, s.Step, i)
+		c.record(now, eventlog.InputRef(id), event) // the activity input holds its fields
 		invs = append(invs, ToolInvocation{
-			ActivityID: fmt.Sprintf("tool-%d-%d-%d", s.Turn, s.Step, i),
+			ActivityID: id,
 			Summary:    fmt.Sprintf("tool %s turn %d step %d", call.Name, s.Turn, s.Step),
 			Input: signals.ToolInput{
-				Ref:          signals.LogRef{AgentID: c.agentID, RunID: c.runID, Upto: c.callsSeq + 1},
 				AssistantSeq: c.callsSeq, CallID: call.ID, Name: call.Name, IdempotencyKey: key,
 			},
 		})

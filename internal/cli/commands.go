@@ -52,11 +52,13 @@ func start(ctx context.Context, e env, args []string) error {
 	return waitAndPrint(ctx, e, h)
 }
 
-type send func(h *agent.Handle, ctx context.Context, content string) (signals.Ack, error)
+type send func(h *agent.Handle, ctx context.Context, content string, opts ...agent.SendOption) (signals.Ack, error)
 
 func message(op send, name string) command {
 	return func(ctx context.Context, e env, args []string) error {
-		pos, err := parse(flag.NewFlagSet(name, flag.ContinueOnError), args, "ID", "MESSAGE")
+		fs := flag.NewFlagSet(name, flag.ContinueOnError)
+		noAck := fs.Bool("no-ack", false, "")
+		pos, err := parse(fs, args, "ID", "MESSAGE")
 		if err != nil {
 			return err
 		}
@@ -64,7 +66,11 @@ func message(op send, name string) command {
 		if err != nil {
 			return err
 		}
-		ack, err := op(h, ctx, pos[1])
+		var opts []agent.SendOption
+		if !*noAck {
+			opts = append(opts, agent.Acknowledged())
+		}
+		ack, err := op(h, ctx, pos[1], opts...)
 		if err != nil {
 			return err
 		}

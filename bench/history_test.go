@@ -1,0 +1,111 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/operatorservice/v1"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/server/temporaltest"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/tetherdev/tether/activities"
+	"github.com/tetherdev/tether/activities/llm"
+	"github.com/tetherdev/tether/activities/tools"
+	"github.com/tetherdev/tether/agent"
+	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/fx/temporalfx"
+	"github.com/tetherdev/tether/projection"
+	"github.com/tetherdev/tether/signals"
+	"github.com/tetherdev/tether/workflows"
+)
+
+// workloadModel is the bar's workload: each turn the model calls a tool
+// (which returns 2 KB), then answers 400 characters.
+type workloadModel struct{}
+
+func (workloadModel) Complete(_ context.Context, req llm.Request) (eventlog.AssistantMessage, error) {
+	last := req.Messages[len(req.Messages)-1]
+	if last.Role == eventlog.RoleUser {
+		return eventlog.AssistantMessage{FinishReason: eventlog.FinishToolCalls, ToolCalls: []eventlog.ToolCallRequest{{
+			ID: fmt.Sprintf("call_%d", len(req.Messages)), Name: "fetch", Arguments: []byte(`{}`),
+		}}}, nil
+	}
+	text := fmt.Sprintf("answer after %d messages: ", len(req.Messages))
+	return eventlog.AssistantMessage{Text: text + strings.Repeat("a", 400-len(text)), FinishReason: eventlog.FinishStop}, nil
+}
+
+func fetchTool() tools.Tool {
+	return tools.Tool{Name: "fetch", Description: "Fetch 2 KB.", Run: func(_ context.Context, c tools.Call) (tools.Result, error) {
+		return tools.Result{Content: strings.Repeat(c.CallID+" ", 2048/(len(c.CallID)+1)+1)[:2048]}, nil
+	}}
+}
+
+// BenchmarkHistory50Turns measures the workflow history of an agent after 50
+// turns of the workload: total bytes, events per turn, and the largest model
+// activity input.
+func BenchmarkHistory50Turns(b *testing.B) {
+	const turns = 50
+	ts := temporaltest.NewServer(temporaltest.WithT(&testing.T{}))
+	defer ts.Stop()
+	c := ts.GetDefaultClient()
+	ctx := context.Background()
+	attrs := map[string]enumspb.IndexedValueType{}
+	for n, k := range signals.SearchAttributeKinds {
+		attrs[n] = temporalfx.IndexedType(k)
+	}
+	if _, err := c.OperatorService().AddSearchAttributes(ctx, &operatorservice.AddSearchAttributesRequest{
+		Namespace: ts.GetDefaultNamespace(), SearchAttributes: attrs}); err != nil {
+		b.Fatal(err)
+	}
+	reg, _ := tools.NewRegistry(fetchTool())
+	reader := activities.NewLogReader(activities.WorkflowLog{Client: c}, 0)
+	ts.NewWorkerWithOptions(signals.TaskQueue, func(r worker.Registry) {
+		workflows.Register(r, workflows.Config{})
+		activities.Register(r,
+			&activities.Model{Providers: map[string]activities.Provider{"bench": workloadModel{}}, DefaultProvider: "bench", Tools: reg, Log: reader},
+			&activities.Tool{Runner: reg, Log: reader})
+	}, worker.Options{})
+	agents := agent.New(c, signals.TaskQueue)
+
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		h, err := agents.Create(ctx, agent.CreateOptions{
+			ID: fmt.Sprintf("history-%d", i), Options: signals.AgentOptions{Tools: []string{"fetch"}}, First: "turn 1",
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for turn := 1; turn <= turns; turn++ {
+			if turn > 1 {
+				if _, err := h.Followup(ctx, fmt.Sprintf("turn %d", turn)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if _, err := h.WaitIdle(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+		elapsed := time.Since(start)
+		events, err := projection.Fetch(ctx, c, h.ID, "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		size, maxInput := 0, 0
+		for _, ev := range events {
+			size += proto.Size(ev)
+			if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityType().GetName() == signals.ModelActivity {
+				maxInput = max(maxInput, proto.Size(a.GetInput()))
+			}
+		}
+		b.ReportMetric(float64(size)/1024, "history-KiB")
+		b.ReportMetric(float64(len(events))/turns, "events/turn")
+		b.ReportMetric(float64(size)/turns, "bytes/turn")
+		b.ReportMetric(float64(maxInput), "max-model-input-B")
+		b.ReportMetric(float64(elapsed.Milliseconds())/turns, "ms/turn")
+	}
+}

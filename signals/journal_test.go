@@ -1,0 +1,71 @@
+package signals
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/tetherdev/tether/eventlog"
+)
+
+func TestJournalRoundTripsEnvelopes(t *testing.T) {
+	at := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
+	envs := []eventlog.Envelope{
+		{Seq: 7, At: at, Type: eventlog.TypeTurnStart, Data: json.RawMessage(`{"turn":2}`)},
+		{Seq: 8, At: at.Add(1500 * time.Millisecond), Type: eventlog.TypeAssistantMessage, Ref: "act:model-2-1"},
+		{Seq: 9, At: at.Add(2 * time.Second), Type: eventlog.TypeUserMessage, Ref: "msg:m1", Data: json.RawMessage(`{}`)},
+	}
+	j, err := NewJournal(envs)
+	require.NoError(t, err)
+	b, err := json.Marshal(j)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"from":7,"at":1796025600000,"e":[["turn/start",0,"",{"turn":2}],["assistant/message",1500,"act:model-2-1"],["user/message",2000,"msg:m1",{}]]}`, string(b))
+	var back Journal
+	require.NoError(t, json.Unmarshal(b, &back))
+	require.Equal(t, envs, back.Envelopes())
+}
+
+func TestJournalRejectsGapsAndMalformedEntries(t *testing.T) {
+	_, err := NewJournal([]eventlog.Envelope{{Seq: 1}, {Seq: 3}})
+	require.Error(t, err)
+	var e JournalEntry
+	require.Error(t, json.Unmarshal([]byte(`["only-type"]`), &e))
+	require.Error(t, json.Unmarshal([]byte(`{"type":"x"}`), &e))
+	require.True(t, Journal{}.IsZero())
+}
+
+func TestValidateMessage(t *testing.T) {
+	big := make([]byte, MaxMessageBytes+1)
+	for i := range big {
+		big[i] = 'x'
+	}
+	cases := []struct {
+		name string
+		msg  Message
+		want error
+	}{
+		{"ok", Message{ID: "m-1", Content: "hi"}, nil},
+		{"empty", Message{ID: "m", Content: ""}, ErrEmptyMessage},
+		{"blank", Message{ID: "m", Content: " \n\t"}, ErrEmptyMessage},
+		{"too large", Message{ID: "m", Content: string(big)}, ErrMessageTooLarge},
+		{"bad utf-8", Message{ID: "m", Content: "\xff"}, ErrInvalidUTF8},
+		{"no id", Message{Content: "hi"}, ErrInvalidID},
+		{"id with space", Message{ID: "a b", Content: "hi"}, ErrInvalidID},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := ValidateMessage(tc.msg)
+			if tc.want == nil {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, tc.want)
+		})
+	}
+	require.ErrorIs(t, ValidateSend(Send{Message: Message{ID: "m", Content: "x"}, List: "later"}), ErrInvalidList)
+	require.Equal(t, RejectDisposed, RejectionType(ErrDisposed))
+	require.Equal(t, RejectInvalid, RejectionType(ErrEmptyMessage))
+	require.ErrorIs(t, RejectionError(RejectDuplicate), ErrDuplicateID)
+}
