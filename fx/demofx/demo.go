@@ -41,6 +41,8 @@ type Params struct {
 	Lifecycle  fx.Lifecycle
 	Shutdowner fx.Shutdowner
 	Logger     *slog.Logger
+	// Out receives the transcript; standard output when absent.
+	Out io.Writer `name:"demo.out" optional:"true"`
 }
 
 // Register schedules the demo run on start.
@@ -50,7 +52,11 @@ func Register(p Params) {
 		OnStart: func(context.Context) error {
 			go func() {
 				code := 0
-				if err := Run(ctx, p, os.Stdout); err != nil {
+				out := p.Out
+				if out == nil {
+					out = os.Stdout
+				}
+				if err := Run(ctx, p, out); err != nil {
 					p.Logger.Error("Demo failed", "error", err)
 					code = 1
 				}

@@ -1,0 +1,29 @@
+# The README's test command is `make test`; .ci/run calls it.
+GO ?= go
+WORKFLOWCHECK = go.temporal.io/sdk/contrib/tools/workflowcheck@v0.6.0
+
+# Packages holding the loop's logic run under the race detector; the
+# server-backed packages link the embedded Temporal server once each.
+RACE_PKGS   = ./eventlog/... ./signals/... ./workflows/... ./activities/... ./agent/... ./projection/... ./internal/cli/...
+SERVER_PKGS = ./e2e/... ./internal/devserver/... ./fx/... ./cmd/...
+
+.PHONY: test check unit server demo bench
+
+test: check unit server
+
+check:
+	@unformatted="$$(gofmt -l .)"; if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) run $(WORKFLOWCHECK) -config workflowcheck.config.yaml ./workflows/...
+
+unit:
+	$(GO) test -race -count=1 $(RACE_PKGS)
+
+server:
+	$(GO) test -count=1 $(SERVER_PKGS)
+
+demo:
+	$(GO) run ./cmd/worker --demo
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./bench/...

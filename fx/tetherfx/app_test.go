@@ -1,0 +1,33 @@
+package tetherfx
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/fx"
+
+	"github.com/tetherdev/tether/fx/configfx"
+)
+
+// The worker's option list resolves for every mode cmd/worker can run in.
+func TestWorkerAppValidatesInEveryMode(t *testing.T) {
+	cases := map[string]struct {
+		args []string
+		env  map[string]string
+	}{
+		"cluster":           {args: nil},
+		"dev":               {args: []string{"--dev", "--data-dir", t.TempDir()}},
+		"demo":              {args: []string{"--demo"}},
+		"openai":            {env: map[string]string{"OPENAI_API_KEY": "sk-test"}},
+		"ollama":            {args: []string{"--openai-base-url", "http://127.0.0.1:11434/v1", "--provider", "openai"}},
+		"no search attrs":   {args: []string{"--no-search-attributes"}},
+		"custom task queue": {args: []string{"--task-queue", "agents-eu"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			cfg, err := configfx.Load(tc.args, func(k string) string { return tc.env[k] }, nil)
+			require.NoError(t, err)
+			require.NoError(t, fx.ValidateApp(Worker(cfg)))
+		})
+	}
+}
