@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/tetherdev/tether/eventlog"
 	"github.com/tetherdev/tether/signals"
@@ -24,6 +25,11 @@ type LogQuerier interface {
 type LogReader struct {
 	q   LogQuerier
 	max int
+	// QueryAttempts and QueryBackoff bound the retries of a failed log
+	// query. A query fails for a while when the worker holding the workflow
+	// died; the activity heartbeats meanwhile.
+	QueryAttempts int
+	QueryBackoff  time.Duration
 
 	mu    sync.Mutex
 	lru   *list.List // of *logEntry, most recent first
@@ -48,7 +54,8 @@ func NewLogReader(q LogQuerier, maxEntries int) *LogReader {
 	if maxEntries <= 0 {
 		maxEntries = DefaultLogCacheEntries
 	}
-	return &LogReader{q: q, max: maxEntries, lru: list.New(), index: map[string]*list.Element{}}
+	return &LogReader{q: q, max: maxEntries, lru: list.New(), index: map[string]*list.Element{},
+		QueryAttempts: DefaultQueryAttempts, QueryBackoff: DefaultQueryBackoff}
 }
 
 // Conversation returns the model-facing conversation of ref's log prefix.
@@ -92,7 +99,7 @@ func (r *LogReader) advance(ctx context.Context, e *logEntry, ref signals.LogRef
 	}
 	for e.conv.Position() < ref.Upto {
 		from := e.conv.Position()
-		page, err := r.q.QueryLog(ctx, ref.AgentID, ref.RunID, signals.LogRequest{From: from, To: ref.Upto})
+		page, err := r.query(ctx, ref, signals.LogRequest{From: from, To: ref.Upto})
 		if err != nil {
 			return fmt.Errorf("read log of %s from %d: %w", ref.AgentID, from, err)
 		}
@@ -104,6 +111,29 @@ func (r *LogReader) advance(ctx context.Context, e *logEntry, ref signals.LogRef
 		}
 	}
 	return nil
+}
+
+// Defaults of LogReader's retry bounds.
+const (
+	DefaultQueryAttempts = 6
+	DefaultQueryBackoff  = 200 * time.Millisecond
+)
+
+// query asks for one page, retrying failures with backoff while ctx lives.
+func (r *LogReader) query(ctx context.Context, ref signals.LogRef, req signals.LogRequest) (signals.LogPage, error) {
+	delay := r.QueryBackoff
+	for attempt := 1; ; attempt++ {
+		page, err := r.q.QueryLog(ctx, ref.AgentID, ref.RunID, req)
+		if err == nil || attempt >= r.QueryAttempts || ctx.Err() != nil {
+			return page, err
+		}
+		select {
+		case <-ctx.Done():
+			return page, err
+		case <-time.After(delay):
+		}
+		delay *= 2
+	}
 }
 
 func (e *logEntry) apply(envs []eventlog.Envelope, from int64) error {

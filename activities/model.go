@@ -66,13 +66,15 @@ func (m *Model) Call(ctx context.Context, in signals.ModelInput) (signals.ModelO
 			Kind: eventlog.FailureInvalidRequest, Message: fmt.Sprintf("unknown provider %q", name),
 		})
 	}
+	// Heartbeat for the whole attempt: reading the log can wait on a
+	// workflow whose worker just died, and a silent model may think long.
+	stop := heartbeat(ctx, m.HeartbeatEvery)
+	defer stop()
 	req, err := m.request(ctx, in)
 	if err != nil {
 		return signals.ModelOutput{}, err
 	}
-	stop := heartbeat(ctx, m.HeartbeatEvery)
 	out, err := p.Complete(ctx, req)
-	stop()
 	if err != nil {
 		return signals.ModelOutput{}, providerError(ctx, err)
 	}

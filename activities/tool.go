@@ -41,17 +41,17 @@ func (t *Tool) Validate() error {
 // Run executes the call named by in. Its arguments are read from the log;
 // the idempotency key is stable across retries and crashes.
 func (t *Tool) Run(ctx context.Context, in signals.ToolInput) (signals.ToolOutput, error) {
+	stop := heartbeat(ctx, t.HeartbeatEvery)
+	defer stop()
 	ref := ownRef(ctx, signals.LogRef{Upto: in.AssistantSeq + 1})
 	req, err := t.Log.ToolCall(ctx, ref, in.AssistantSeq, in.CallID)
 	if err != nil {
 		return signals.ToolOutput{}, fmt.Errorf("tool %s call %s: %w", in.Name, in.CallID, err)
 	}
-	stop := heartbeat(ctx, t.HeartbeatEvery)
 	res, err := t.Runner.Execute(ctx, tools.Call{
 		AgentID: ref.AgentID, CallID: in.CallID, Name: in.Name,
 		Arguments: req.Arguments, IdempotencyKey: in.IdempotencyKey,
 	})
-	stop()
 	if err != nil {
 		return signals.ToolOutput{}, fmt.Errorf("tool %s call %s: %w", in.Name, in.CallID, err)
 	}
