@@ -28,7 +28,9 @@ type query struct {
 // honouring From, To and Limit like the agent workflow's log query.
 type fakeLogQuerier struct {
 	logs map[string][]eventlog.Envelope // by agentID
-	err  error
+	// fail, when set, is asked before answering call n (0-based) and fails
+	// it with the error it returns.
+	fail func(n int) error
 
 	mu    sync.Mutex
 	calls []query
@@ -38,8 +40,10 @@ func (q *fakeLogQuerier) QueryLog(_ context.Context, agentID, runID string, req 
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.calls = append(q.calls, query{agentID: agentID, runID: runID, req: req})
-	if q.err != nil {
-		return signals.LogPage{}, q.err
+	if q.fail != nil {
+		if err := q.fail(len(q.calls) - 1); err != nil {
+			return signals.LogPage{}, err
+		}
 	}
 	log := q.logs[agentID]
 	limit := pageSize
@@ -273,7 +277,6 @@ func TestLogReaderToolCallRejectsMissingCall(t *testing.T) {
 }
 
 func TestLogReaderRejectsBrokenLogs(t *testing.T) {
-	errQuery := errors.New("workflow not found")
 	tests := []struct {
 		name    string
 		querier func(t *testing.T) *fakeLogQuerier
@@ -290,17 +293,6 @@ func TestLogReaderRejectsBrokenLogs(t *testing.T) {
 			},
 			upto:    8,
 			wantErr: "log page out of order: seq 4 at position 3",
-		},
-		{
-			name: "querier error is wrapped",
-			querier: func(t *testing.T) *fakeLogQuerier {
-				q := newQuerier(t, "a")
-				q.err = errQuery
-				return q
-			},
-			upto:    8,
-			wantErr: "read log of a from 0: workflow not found",
-			wantIs:  errQuery,
 		},
 		{
 			name:    "log shorter than the ref",
@@ -330,6 +322,41 @@ func TestLogReaderRejectsBrokenLogs(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestLogReaderWrapsQuerierError(t *testing.T) {
+	errQuery := errors.New("workflow not found")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	q := newQuerier(t, "a")
+	q.fail = func(int) error {
+		cancel() // the attempt is over: no point retrying
+		return errQuery
+	}
+	r := activities.NewLogReader(q, 0)
+
+	_, err := r.Conversation(ctx, ref("a", 8))
+	require.EqualError(t, err, "read log of a from 0: workflow not found")
+	require.ErrorIs(t, err, errQuery)
+	require.Len(t, q.taken(), 1, "a canceled attempt stops retrying")
+}
+
+func TestLogReaderRetriesTransientQueryFailure(t *testing.T) {
+	q := newQuerier(t, "a")
+	q.fail = func(n int) error {
+		if n == 0 {
+			return errors.New("no poller for the workflow's task queue")
+		}
+		return nil
+	}
+	r := activities.NewLogReader(q, 0)
+
+	got, err := r.Conversation(context.Background(), ref("a", 5))
+	require.NoError(t, err)
+	require.Equal(t, eventlog.ConversationOf(testLog[:5]), got)
+	want := pages("a", 0, 5)
+	want = append([]query{want[0]}, want...)
+	require.Equal(t, want, q.taken(), "the failed page is asked again")
 }
 
 func TestLogReaderEvictsLeastRecentlyUsedRun(t *testing.T) {
