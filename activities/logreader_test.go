@@ -388,6 +388,29 @@ func TestLogReaderEvictsLeastRecentlyUsedRun(t *testing.T) {
 	}
 }
 
+func TestLogReaderEvictionSparesRecentlyReadRun(t *testing.T) {
+	q := newQuerier(t, "a", "b", "c")
+	r := activities.NewLogReader(q, 2)
+	ctx := context.Background()
+	read := func(agent string) {
+		t.Helper()
+		got, err := r.Conversation(ctx, ref(agent, 6))
+		require.NoError(t, err)
+		require.Equal(t, eventlog.ConversationOf(testLog[:6]), got)
+	}
+
+	read("a")
+	read("b")
+	read("a") // a is now the most recently used
+	read("c") // evicts b, the least recently used
+	q.taken()
+
+	read("a")
+	require.Empty(t, q.taken(), "a stayed cached")
+	read("b")
+	require.Equal(t, pages("b", 0, 6), q.taken(), "b was evicted")
+}
+
 func TestLogReaderKeysCacheByRun(t *testing.T) {
 	q := newQuerier(t, "a")
 	r := activities.NewLogReader(q, 0)

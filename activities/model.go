@@ -50,6 +50,11 @@ func (m *Model) Validate() error {
 	case m.Tools == nil || m.Log == nil:
 		return errors.New("model activity: tools and log reader are required")
 	}
+	for name, p := range m.Providers {
+		if p == nil {
+			return fmt.Errorf("model activity: provider %q is nil", name)
+		}
+	}
 	return nil
 }
 

@@ -337,8 +337,6 @@ func TestRegisterExposesActivitiesUnderDurableNames(t *testing.T) {
 }
 
 func TestModelValidateRejectsNilNonDefaultProvider(t *testing.T) {
-	t.Skip("bug: Model.Validate (activities/model.go:48) checks only the default provider for nil; " +
-		"a nil non-default entry passes and Call panics with a nil dereference at p.Complete (model.go:77)")
 	m := &activities.Model{
 		Providers:       map[string]activities.Provider{"main": &fakeProvider{}, "other": nil},
 		DefaultProvider: "main", Tools: specRegistry(t), Log: &fakeConversation{msgs: testConversation},

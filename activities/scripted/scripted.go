@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -28,7 +29,11 @@ func (Provider) Complete(ctx context.Context, req llm.Request) (eventlog.Assista
 	}
 	d := parseDirectives(t.prompt)
 	if d.fail != "" {
-		return eventlog.AssistantMessage{}, llm.Fail(eventlog.FailureKind(d.fail), 0, 0, "scripted failure "+d.fail, nil)
+		kind := eventlog.FailureKind(d.fail)
+		if !slices.Contains(eventlog.FailureKinds, kind) {
+			return eventlog.AssistantMessage{}, llm.Fail(eventlog.FailureInvalidRequest, 400, 0, "scripted: unknown failure kind "+d.fail, nil)
+		}
+		return eventlog.AssistantMessage{}, llm.Fail(kind, 0, 0, "scripted failure "+d.fail, nil)
 	}
 	msg := reply(d, t, req)
 	msg.Model = model(req)
