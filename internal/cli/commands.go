@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tetherdev/tether/agent"
 	"github.com/tetherdev/tether/eventlog"
@@ -18,9 +19,9 @@ var commands = map[string]command{
 	"steer":    message((*agent.Handle).Steer, "steer"),
 	"inject":   message((*agent.Handle).Inject, "inject"),
 	"cancel":   cancel,
-	"status":   status,
+	"status":   reader("status", showStatus),
 	"wait":     wait,
-	"log":      logCmd,
+	"log":      reader("log", showLog),
 	"dispose":  dispose,
 }
 
@@ -94,26 +95,45 @@ func cancel(ctx context.Context, e env, args []string) error {
 	return h.Cancel(ctx, *cause, *keep)
 }
 
-func status(ctx context.Context, e env, args []string) error {
-	fs := flag.NewFlagSet("status", flag.ContinueOnError)
-	asJSON := fs.Bool("json", false, "")
-	pos, err := parse(fs, args, "ID")
-	if err != nil {
-		return err
+// reader is a command that reads an agent, open or closed, and prints what
+// show returns as text or, with --json, as JSON.
+func reader(name string, show func(ctx context.Context, e env, h *agent.Handle, asJSON bool) error) command {
+	return func(ctx context.Context, e env, args []string) error {
+		fs := flag.NewFlagSet(name, flag.ContinueOnError)
+		asJSON := fs.Bool("json", false, "")
+		pos, err := parse(fs, args, "ID")
+		if err != nil {
+			return err
+		}
+		h, err := attachAny(ctx, e, pos[0])
+		if err != nil {
+			return err
+		}
+		return show(ctx, e, h, *asJSON)
 	}
-	h, err := attachAny(ctx, e, pos[0])
-	if err != nil {
-		return err
-	}
+}
+
+func showStatus(ctx context.Context, e env, h *agent.Handle, asJSON bool) error {
 	st, err := h.Status(ctx)
-	if err != nil {
+	switch {
+	case err != nil:
 		return err
-	}
-	if *asJSON {
+	case asJSON:
 		return e.json(st)
 	}
 	printStatus(e, st)
 	return nil
+}
+
+func showLog(ctx context.Context, e env, h *agent.Handle, asJSON bool) error {
+	log, err := h.Log(ctx)
+	switch {
+	case err != nil:
+		return err
+	case asJSON:
+		return e.json(log)
+	}
+	return agent.WriteTranscript(e.s.Out, log)
 }
 
 func printStatus(e env, st signals.StatusView) {
@@ -145,27 +165,6 @@ func wait(ctx context.Context, e env, args []string) error {
 	}
 	printStatus(e, st)
 	return nil
-}
-
-func logCmd(ctx context.Context, e env, args []string) error {
-	fs := flag.NewFlagSet("log", flag.ContinueOnError)
-	asJSON := fs.Bool("json", false, "")
-	pos, err := parse(fs, args, "ID")
-	if err != nil {
-		return err
-	}
-	h, err := attachAny(ctx, e, pos[0])
-	if err != nil {
-		return err
-	}
-	log, err := h.Log(ctx)
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		return e.json(log)
-	}
-	return agent.WriteTranscript(e.s.Out, log)
 }
 
 func dispose(ctx context.Context, e env, args []string) error {
@@ -206,6 +205,9 @@ func attachAny(ctx context.Context, e env, id string) (*agent.Handle, error) {
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "…"
 }
