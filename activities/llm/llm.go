@@ -13,8 +13,11 @@ import (
 type Request struct {
 	Model     string
 	MaxTokens int
-	Messages  []eventlog.Message
-	Tools     []ToolSpec
+	// Effort is the reasoning effort ("low", "medium", "high") for providers
+	// that have one; empty leaves the provider's default.
+	Effort   string
+	Messages []eventlog.Message
+	Tools    []ToolSpec
 }
 
 // ToolSpec describes a tool to the model.
