@@ -116,17 +116,29 @@ func (e env) json(v any) error {
 	return enc.Encode(v)
 }
 
-// parse parses a command's flags and returns exactly n positional arguments,
-// the last one joining the rest (a message may be several words).
+// parse parses a command's flags, which may come before, between or after
+// its positional arguments, and returns exactly len(names) of them. A final
+// MESSAGE joins all remaining words; flag parsing stops where it starts, so a
+// message may contain anything.
 func parse(fs *flag.FlagSet, args []string, names ...string) ([]string, error) {
 	fs.SetOutput(io.Discard)
-	if err := fs.Parse(args); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrUsage, fs.Name(), err)
+	message := names[len(names)-1] == "MESSAGE"
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, fmt.Errorf("%w: %s: %v", ErrUsage, fs.Name(), err)
+		}
+		args = fs.Args()
+		if len(args) == 0 || (message && len(pos) == len(names)-1) {
+			break
+		}
+		pos, args = append(pos, args[0]), args[1:]
 	}
-	rest := fs.Args()
-	if len(rest) < len(names) {
+	if message && len(args) > 0 {
+		pos = append(pos, strings.Join(args, " "))
+	}
+	if len(pos) != len(names) {
 		return nil, fmt.Errorf("%w: %s needs %s", ErrUsage, fs.Name(), strings.Join(names, " "))
 	}
-	out := append([]string(nil), rest[:len(names)-1]...)
-	return append(out, strings.Join(rest[len(names)-1:], " ")), nil
+	return pos, nil
 }

@@ -1,0 +1,156 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
+
+	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/internal/cli"
+)
+
+// starterResult is what one starter invocation printed and returned.
+type starterResult struct {
+	code     int
+	out, err string
+}
+
+// starter runs the starter command line against the env's server. Each run
+// dials its own client (the starter closes what it dialed), in the namespace
+// the --namespace connection flag names.
+func (e *env) starter(ctx context.Context, args ...string) starterResult {
+	var out, errOut bytes.Buffer
+	s := cli.Starter{Out: &out, Err: &errOut, Dial: func(_ context.Context, o client.Options) (client.Client, error) {
+		return e.ts.NewClientWithOptions(client.Options{Namespace: o.Namespace}), nil
+	}}
+	code := s.Run(ctx, append([]string{"--namespace", e.ts.GetDefaultNamespace()}, args...))
+	return starterResult{code: code, out: out.String(), err: errOut.String()}
+}
+
+func requireExit(t *testing.T, r starterResult, code int) {
+	t.Helper()
+	require.Equal(t, code, r.code, "stdout:\n%s\nstderr:\n%s", r.out, r.err)
+}
+
+func TestStarterRunsAConversationAndReportsTypedErrors(t *testing.T) {
+	e := newEnv(t)
+	e.startWorker(echoTool())
+	ctx := ctxT(t, 30*time.Second)
+
+	r := e.starter(ctx, "start", "--id", "cli", "--tools", "echo", "--wait", `/tool echo {"text":"hi"}`)
+	requireExit(t, r, 0)
+	require.True(t, strings.HasPrefix(r.out, "cli\n"), "start prints the agent ID first:\n%s", r.out)
+	require.Contains(t, r.out, `tool call:   echo {"text":"hi"}`)
+	require.Contains(t, r.out, "tool result: echo → echo: hi")
+
+	r = e.starter(ctx, "status", "cli")
+	requireExit(t, r, 0)
+	require.Contains(t, r.out, "status:    idle\n")
+	require.Contains(t, r.out, "turn:      1\n")
+
+	r = e.starter(ctx, "followup", "cli", "   ")
+	requireExit(t, r, 1)
+	require.Contains(t, r.err, "message content is empty")
+
+	r = e.starter(ctx, "followup", "nosuch", "hi")
+	requireExit(t, r, 1)
+	require.Contains(t, r.err, "agent not found")
+
+	r = e.starter(ctx, "log", "--json", "cli")
+	requireExit(t, r, 0)
+	requireLogJSON(t, r.out)
+
+	r = e.starter(ctx, "dispose", "cli")
+	requireExit(t, r, 0)
+	r = e.starter(ctx, "followup", "cli", "hi")
+	requireExit(t, r, 1)
+	require.Contains(t, r.err, "agent is closed")
+	r = e.starter(ctx, "status", "cli")
+	requireExit(t, r, 0)
+	require.Contains(t, r.out, "disposed:  true\n", "a closed agent's status is still readable")
+
+	r = e.starter(ctx, "start", "--id", "cli", "hi")
+	requireExit(t, r, 1)
+	require.Contains(t, r.err, "already exists")
+
+	r = e.starter(ctx, "frobnicate", "cli")
+	requireExit(t, r, 2)
+	require.Contains(t, r.err, `unknown command "frobnicate"`)
+	require.Contains(t, r.err, cli.Usage)
+	require.Empty(t, r.out)
+}
+
+// requireLogJSON checks out is a session log as JSON envelopes, gap-free
+// from seq 0, every one decodable.
+func requireLogJSON(t *testing.T, out string) {
+	t.Helper()
+	var log []eventlog.Envelope
+	require.NoError(t, json.Unmarshal([]byte(out), &log), out)
+	require.NotEmpty(t, log)
+	for i, env := range log {
+		require.EqualValues(t, i, env.Seq)
+	}
+	evs := events(t, log)
+	require.NotEmpty(t, ofType[eventlog.ToolResult](evs))
+}
+
+// The usage text documents `log ID [--json]`, `status ID [--json]` and
+// `cancel ID [--cause C] [--keep-inbox]`: flags after the agent ID.
+func TestStarterReadsFlagsAfterTheAgentID(t *testing.T) {
+	e := newEnv(t)
+	e.startWorker(echoTool())
+	ctx := ctxT(t, 30*time.Second)
+	requireExit(t, e.starter(ctx, "start", "--id", "cli", "--tools", "echo", "--wait", `/tool echo {"text":"hi"}`), 0)
+
+	r := e.starter(ctx, "log", "cli", "--json")
+	requireExit(t, r, 0)
+	requireLogJSON(t, r.out)
+	r = e.starter(ctx, "status", "cli", "--json")
+	requireExit(t, r, 0)
+	require.True(t, json.Valid([]byte(r.out)), r.out)
+}
+
+func TestStarterCancelKeepInboxLetsPendingFollowupRun(t *testing.T) {
+	starterCancelKeepsInbox(t, "cancel", "--keep-inbox", "busy")
+}
+
+// The same in the argument order Usage documents.
+func TestStarterCancelWithKeepInboxAfterTheIDKeepsInbox(t *testing.T) {
+	starterCancelKeepsInbox(t, "cancel", "busy", "--keep-inbox")
+}
+
+// starterCancelKeepsInbox cancels agent "busy" mid-tool with cancelArgs
+// while a followup is pending: the turn ends canceled, the followup runs.
+func starterCancelKeepsInbox(t *testing.T, cancelArgs ...string) {
+	e := newEnv(t)
+	g := newGate(t)
+	e.startWorker(g.tool())
+	ctx := ctxT(t, 30*time.Second)
+
+	requireExit(t, e.starter(ctx, "start", "--id", "busy", "--tools", "gate", "/tool gate {}"), 0)
+	g.waitStarted(t, ctx)
+	r := e.starter(ctx, "followup", "busy", "/say after cancel")
+	requireExit(t, r, 0)
+	id := eventlog.MessageID(strings.TrimSpace(r.out))
+
+	requireExit(t, e.starter(ctx, cancelArgs...), 0)
+
+	h, err := e.agents.Attach(ctx, "busy")
+	require.NoError(t, err)
+	st, err := h.WaitIdle(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 2, st.Turn)
+	_, evs := logOf(t, ctx, h)
+	require.Equal(t, []eventlog.TurnEnd{
+		{Turn: 1, Reason: eventlog.EndCanceled, Error: "canceled by starter"},
+		{Turn: 2, Reason: eventlog.EndCompleted},
+	}, ofType[eventlog.TurnEnd](evs))
+	require.Equal(t, 2, eventlog.ConsumedWork(evs)[id].Turn)
+	require.Equal(t, []string{"after cancel"}, answers(evs))
+}
