@@ -44,6 +44,8 @@ func (p *printer) event(e eventlog.Event) {
 		p.printf("system:      %s\n", indent(e.Content))
 	case eventlog.UserMessage:
 		p.printf("user:        %s\n", indent(e.Content))
+	case eventlog.RuntimeContext:
+		p.printf("context:     %s\n", indent(e.Content))
 	case eventlog.AssistantMessage:
 		p.assistant(e)
 	case eventlog.AssistantAttempt:

@@ -19,6 +19,7 @@ import (
 	"github.com/tetherdev/tether/agent"
 	"github.com/tetherdev/tether/eventlog"
 	"github.com/tetherdev/tether/fx/temporalfx"
+	"github.com/tetherdev/tether/fx/workerfx"
 	"github.com/tetherdev/tether/projection"
 	"github.com/tetherdev/tether/signals"
 	"github.com/tetherdev/tether/workflows"
@@ -61,7 +62,7 @@ func server(b *testing.B) (*temporaltest.TestServer, *agent.Client) {
 	reg, _ := tools.NewRegistry(fetchTool())
 	reader := activities.NewLogReader(activities.WorkflowLog{Client: c}, 0)
 	ts.NewWorkerWithOptions(signals.TaskQueue, func(r worker.Registry) {
-		workflows.Register(r, workflows.Config{})
+		workflows.Register(r, workerfx.WorkflowConfig(workflows.Config{}, nil, reg))
 		activities.Register(r,
 			&activities.Model{Providers: map[string]activities.Provider{"bench": workloadModel{}}, DefaultProvider: "bench", Tools: reg, Log: reader},
 			&activities.Tool{Runner: reg, Log: reader})

@@ -18,6 +18,7 @@ import (
 	"github.com/tetherdev/tether/activities/tools"
 	"github.com/tetherdev/tether/agent"
 	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/fx/workerfx"
 	"github.com/tetherdev/tether/signals"
 	"github.com/tetherdev/tether/workflows"
 )
@@ -71,7 +72,7 @@ func (e *env) startWorker(ts ...tools.Tool) worker.Worker {
 	require.NoError(e.t, model.Validate())
 	require.NoError(e.t, tool.Validate())
 	return e.ts.NewWorkerWithOptions(signals.TaskQueue, func(r worker.Registry) {
-		workflows.Register(r, e.cfg)
+		workflows.Register(r, workerfx.WorkflowConfig(e.cfg, nil, reg))
 		activities.Register(r, model, tool)
 	}, worker.Options{})
 }

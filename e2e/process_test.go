@@ -18,6 +18,7 @@ import (
 	"github.com/tetherdev/tether/activities"
 	"github.com/tetherdev/tether/activities/scripted"
 	"github.com/tetherdev/tether/activities/tools"
+	"github.com/tetherdev/tether/fx/workerfx"
 	"github.com/tetherdev/tether/signals"
 	"github.com/tetherdev/tether/workflows"
 )
@@ -54,7 +55,7 @@ func runWorkerProcess(addr string) int {
 	}
 	reader := activities.NewLogReader(activities.WorkflowLog{Client: c}, 0)
 	w := worker.New(c, signals.TaskQueue, worker.Options{})
-	workflows.Register(w, workflows.Config{ModelHeartbeat: 2 * time.Second, ToolHeartbeat: 2 * time.Second})
+	workflows.Register(w, workerfx.WorkflowConfig(workflows.Config{ModelHeartbeat: 2 * time.Second, ToolHeartbeat: 2 * time.Second}, nil, reg))
 	activities.Register(w,
 		&activities.Model{Providers: map[string]activities.Provider{scripted.Name: scripted.Provider{}},
 			DefaultProvider: scripted.Name, Tools: reg, Log: reader, HeartbeatEvery: 500 * time.Millisecond},

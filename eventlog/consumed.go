@@ -49,7 +49,7 @@ func ConsumedWork(events []Event) map[MessageID]Outcome {
 			}
 		case TurnEnd:
 			closeTurn(out, open, e)
-		case StepStart, StepEnd, SystemMessage, UserMessage, AssistantMessage, AssistantAttempt,
+		case StepStart, StepEnd, SystemMessage, UserMessage, RuntimeContext, AssistantMessage, AssistantAttempt,
 			ToolCall, ToolResult, StatusChanged:
 		}
 	}

@@ -10,6 +10,9 @@ const (
 	RoleTool      Role = "tool"
 )
 
+// RuntimeContextPrefix introduces a runtime-context snapshot to the model.
+const RuntimeContextPrefix = "[runtime context]\n"
+
 // Message is one entry of the model-facing conversation derived from the log.
 type Message struct {
 	Role       Role              `json:"role"`
@@ -37,6 +40,10 @@ func (c *Conversation) Apply(e Event) {
 		c.system = e.Content
 	case UserMessage:
 		c.messages = append(c.messages, Message{Role: RoleUser, Content: e.Content})
+	case RuntimeContext:
+		if e.Content != "" {
+			c.messages = append(c.messages, Message{Role: RoleUser, Content: RuntimeContextPrefix + e.Content})
+		}
 	case AssistantMessage:
 		// Empty content stays out of derived history.
 		if e.Text == "" && len(e.ToolCalls) == 0 {

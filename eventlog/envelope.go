@@ -68,6 +68,8 @@ func Decode(env Envelope) (Event, error) {
 		return decodeAs[SystemMessage](env)
 	case TypeUserMessage:
 		return decodeAs[UserMessage](env)
+	case TypeRuntimeContext:
+		return decodeAs[RuntimeContext](env)
 	case TypeAssistantMessage:
 		return decodeAs[AssistantMessage](env)
 	case TypeAssistantAttempt:

@@ -26,6 +26,7 @@ const (
 	TypeStepEnd          Type = "step/end"
 	TypeSystemMessage    Type = "system/message"
 	TypeUserMessage      Type = "user/message"
+	TypeRuntimeContext   Type = "runtime/context"
 	TypeAssistantMessage Type = "assistant/message"
 	TypeAssistantAttempt Type = "assistant/attempt"
 	TypeToolCall         Type = "tool/call"
@@ -37,7 +38,7 @@ const (
 var Types = []Type{
 	TypeInboxInserted, TypeInboxClaimed, TypeInboxDiscarded,
 	TypeTurnStart, TypeTurnEnd, TypeStepStart, TypeStepEnd,
-	TypeSystemMessage, TypeUserMessage, TypeAssistantMessage, TypeAssistantAttempt,
+	TypeSystemMessage, TypeUserMessage, TypeRuntimeContext, TypeAssistantMessage, TypeAssistantAttempt,
 	TypeToolCall, TypeToolResult, TypeStatus,
 }
 
@@ -139,6 +140,13 @@ type UserMessage struct {
 	Content   string    `json:"content,omitempty"`
 }
 
+// RuntimeContext records the runtime-context snapshot admitted after a step's
+// messages; it is recorded only when it changed, and a changed snapshot
+// alone never opens a step.
+type RuntimeContext struct {
+	Content string `json:"content,omitempty"`
+}
+
 // ToolCallRequest is one tool call the model asked for.
 type ToolCallRequest struct {
 	ID        string          `json:"id"`
@@ -220,6 +228,7 @@ func (StepStart) Type() Type        { return TypeStepStart }
 func (StepEnd) Type() Type          { return TypeStepEnd }
 func (SystemMessage) Type() Type    { return TypeSystemMessage }
 func (UserMessage) Type() Type      { return TypeUserMessage }
+func (RuntimeContext) Type() Type   { return TypeRuntimeContext }
 func (AssistantMessage) Type() Type { return TypeAssistantMessage }
 func (AssistantAttempt) Type() Type { return TypeAssistantAttempt }
 func (ToolCall) Type() Type         { return TypeToolCall }
@@ -235,6 +244,7 @@ func (StepStart) isEvent()        {}
 func (StepEnd) isEvent()          {}
 func (SystemMessage) isEvent()    {}
 func (UserMessage) isEvent()      {}
+func (RuntimeContext) isEvent()   {}
 func (AssistantMessage) isEvent() {}
 func (AssistantAttempt) isEvent() {}
 func (ToolCall) isEvent()         {}

@@ -27,6 +27,7 @@ var samples = map[Type]Event{
 	TypeStepEnd:        StepEnd{Turn: 2, Step: 1},
 	TypeSystemMessage:  SystemMessage{Content: "be brief"},
 	TypeUserMessage:    UserMessage{MessageID: "m1", Content: "hello"},
+	TypeRuntimeContext: RuntimeContext{Content: "cwd: /srv/app"},
 	TypeAssistantMessage: AssistantMessage{
 		Text: "let me look", ToolCalls: []ToolCallRequest{{ID: "c1", Name: "read_file", Arguments: json.RawMessage(`{"path":"a.txt"}`)}},
 		Usage: Usage{InputTokens: 120, OutputTokens: 30, CachedTokens: 64}, FinishReason: FinishToolCalls,

@@ -59,14 +59,15 @@ func (in *Inbox) remove(l List, id MessageID) bool {
 // turn and step counters, the last recorded system prompt and the open tool
 // calls. Apply is the only way it changes.
 type State struct {
-	Len          int64  `json:"len"` // events applied; the next event's Seq
-	Status       Status `json:"status"`
-	Turn         int    `json:"turn"` // the last opened turn
-	InTurn       bool   `json:"in_turn"`
-	Step         int    `json:"step"` // the last opened step of Turn
-	InStep       bool   `json:"in_step"`
-	Inbox        Inbox  `json:"inbox"`
-	SystemPrompt string `json:"system_prompt,omitempty"`
+	Len            int64  `json:"len"` // events applied; the next event's Seq
+	Status         Status `json:"status"`
+	Turn           int    `json:"turn"` // the last opened turn
+	InTurn         bool   `json:"in_turn"`
+	Step           int    `json:"step"` // the last opened step of Turn
+	InStep         bool   `json:"in_step"`
+	Inbox          Inbox  `json:"inbox"`
+	SystemPrompt   string `json:"system_prompt,omitempty"`
+	RuntimeContext string `json:"runtime_context,omitempty"`
 	// OpenCalls are the tool calls of the last assistant message that have no
 	// result yet, in the model's order.
 	OpenCalls []ToolCallRequest `json:"open_calls,omitempty"`
@@ -109,6 +110,8 @@ func (s *State) apply(e Event) error {
 	case SystemMessage:
 		s.SystemPrompt = e.Content
 	case UserMessage:
+	case RuntimeContext:
+		s.RuntimeContext = e.Content
 	case AssistantMessage:
 		if !s.InStep {
 			return errors.New("assistant message outside a step")

@@ -20,6 +20,7 @@ type LogRef struct {
 type CallConfig struct {
 	Provider  string   `json:"provider,omitempty"`
 	Model     string   `json:"model,omitempty"`
+	Effort    string   `json:"effort,omitempty"`
 	MaxTokens int      `json:"max_tokens,omitempty"`
 	Tools     []string `json:"tools,omitempty"`
 	Turn      int      `json:"turn"`

@@ -1,5 +1,12 @@
 package signals
 
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/tetherdev/tether/eventlog"
+)
+
 // AgentOptions configure one agent. They are part of the workflow input, so
 // they never hold a secret: credentials live on the worker.
 type AgentOptions struct {
@@ -17,7 +24,72 @@ type AgentOptions struct {
 	MaxSteps int `json:"max_steps,omitempty"`
 	// Parent is the ID of the agent that started this one, if any.
 	Parent string `json:"parent,omitempty"`
+	// Effort is the reasoning effort (low, medium, high) for providers that
+	// have one.
+	Effort string `json:"effort,omitempty"`
+	// Prompt, when set, assembles the system prompt from named sections and
+	// variables once per step; SystemPrompt then comes first.
+	Prompt *Prompt `json:"prompt,omitempty"`
+	// Hooks enables worker-registered hooks by name, in chain order. Nil
+	// enables the worker's defaults; an empty list enables none.
+	Hooks []string `json:"hooks,omitempty"`
+	// HookConfig holds per-hook configuration by hook name.
+	HookConfig map[string]json.RawMessage `json:"hook_config,omitempty"`
+	// Retry configures the default retry policy hook ("retry").
+	Retry *RetryPolicy `json:"retry,omitempty"`
+	// MaxParallelTools bounds the tool calls of one step running at once;
+	// 0 means DefaultMaxParallelTools.
+	MaxParallelTools int `json:"max_parallel_tools,omitempty"`
 }
+
+// DefaultMaxParallelTools bounds a step's concurrent tool calls.
+const DefaultMaxParallelTools = 4
+
+// Selection is the model a step uses.
+type Selection struct {
+	Provider string `json:"provider,omitempty"`
+	Model    string `json:"model,omitempty"`
+	Effort   string `json:"effort,omitempty"`
+}
+
+// Prompt is a system prompt built from named sections and variables.
+// Sections are joined by blank lines; {{name}} is replaced by the variable
+// of that name, or by a built-in: agent_id, provider, model, effort, turn.
+type Prompt struct {
+	Sections  []Section         `json:"sections,omitempty"`
+	Variables map[string]string `json:"variables,omitempty"`
+}
+
+// Section is one named part of a Prompt.
+type Section struct {
+	Name string `json:"name"`
+	Text string `json:"text"`
+}
+
+// RetryPolicy configures the retry hook: which failure kinds open a retry
+// turn, how many retry turns a chain may take, and the backoff between
+// them (on durable timers; a provider's retry-after wins when longer).
+type RetryPolicy struct {
+	MaxRetries int           `json:"max_retries,omitempty"`
+	Initial    time.Duration `json:"initial,omitempty"`
+	Max        time.Duration `json:"max,omitempty"`
+	Multiplier float64       `json:"multiplier,omitempty"`
+	// Kinds lists retried failure kinds; empty means the retryable ones.
+	Kinds []eventlog.FailureKind `json:"kinds,omitempty"`
+}
+
+// ToolMode says how a tool call is scheduled against the step's other calls.
+type ToolMode string
+
+const (
+	// ToolParallel calls run concurrently, up to the agent's bound.
+	ToolParallel ToolMode = "parallel"
+	// ToolSequential calls run one at a time, in model order.
+	ToolSequential ToolMode = "sequential"
+	// ToolExclusive calls are barriers: every earlier call finishes first,
+	// and no later call starts until it is done.
+	ToolExclusive ToolMode = "exclusive"
+)
 
 // DefaultMaxSteps bounds a turn whose options say nothing.
 const DefaultMaxSteps = 64

@@ -20,6 +20,9 @@ var (
 	SendSignal     = Signal[Send]{Name: "send"}        // explicit list and wake
 	CancelSignal   = Signal[Cancel]{Name: "cancel"}    // abort the active turn
 	DisposeSignal  = Signal[Dispose]{Name: "dispose"}  // end the agent
+	// SelectModelSignal requests a model switch, committed at the next step
+	// boundary: it never tears a step already proposed.
+	SelectModelSignal = Signal[Selection]{Name: "select-model"}
 )
 
 // Updates: the same operations for callers that need an acknowledgement. The

@@ -18,6 +18,7 @@ type Agent struct {
 type run struct {
 	cfg    Config
 	core   *Core
+	hooks  chain
 	cancel workflow.CancelFunc // cancels the in-flight command, if any
 	attrs  attrState           // search attribute values last written
 }
@@ -27,7 +28,8 @@ type run struct {
 func (a Agent) Run(ctx workflow.Context, in signals.AgentInput) (signals.AgentResult, error) {
 	cfg := a.Config.withDefaults()
 	info := workflow.GetInfo(ctx)
-	r := &run{cfg: cfg, core: NewCore(info.WorkflowExecution.ID, in.Options)}
+	r := &run{cfg: cfg, core: NewCore(info.WorkflowExecution.ID, in.Options, cfg.ToolModes),
+		hooks: enabledHooks(cfg, in.Options.Hooks)}
 	r.attrs = currentAttrs(ctx)
 	// The first message is accepted before handlers are registered: updates
 	// buffered since the start are validated against a state that has it.
@@ -59,10 +61,22 @@ func (r *run) loop(ctx workflow.Context) (signals.AgentResult, error) {
 			if err != nil {
 				return signals.AgentResult{}, err
 			}
+		case RunHooks:
+			r.syncAttrs(ctx)
+			r.runHooks(ctx, cmd)
+		case ChooseModel:
+			r.chooseModel(ctx, cmd)
+		case DecidePreStep:
+			r.preStep(ctx, cmd)
+		case ShapeRequest:
+			r.shapeRequest(ctx, cmd)
 		case CallModel:
 			r.syncAttrs(ctx)
 			workflow.SetCurrentDetails(ctx, r.details(cmd.Summary))
 			r.callModel(ctx, cmd)
+		case Recover:
+			workflow.SetCurrentDetails(ctx, r.details("recovering from "+string(cmd.Failure.Kind)))
+			r.recover(ctx, cmd)
 		case RunTools:
 			workflow.SetCurrentDetails(ctx, r.details("running tools"))
 			r.runTools(ctx, cmd)

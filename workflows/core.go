@@ -1,11 +1,10 @@
 package workflows
 
 import (
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/hook"
 	"github.com/tetherdev/tether/signals"
 )
 
@@ -15,10 +14,17 @@ type phase int
 
 const (
 	phaseNoTurn   phase = iota // no open turn
-	phaseStepDue               // in a turn, between steps
-	phaseModel                 // step open, the model call is due or in flight
-	phaseTools                 // step open, tool calls are due or in flight
+	phaseProposal              // in a turn, between steps: the continuation rule applies
+	phaseBoundary              // a batch is claimed: step-boundary hooks are due
+	phaseChoose                // the model hook chooses the step's selection
+	phasePreStep               // pre-step decides reject or enter
+	phaseContext               // step open: runtime-context hooks are due
+	phaseRequest               // request hooks shape the call configuration
+	phaseModel                 // the model call is due or in flight
+	phaseRecover               // the model call failed and closed its step: request-error is due
+	phaseTools                 // tool calls are due or in flight
 	phaseStepDone              // step open, ready to close
+	phaseStopping              // turn-stopping hooks are due
 )
 
 // stepOutcome is what the last closed step leaves for the continuation rule.
@@ -31,22 +37,34 @@ type stepOutcome struct {
 // Core is the agent loop as a pure state machine: it owns the session log and
 // changes only by appending events to it. It performs no I/O and reads no
 // clock; times arrive as arguments. The workflow shell asks Next for the
-// command that is due, executes it and reports the outcome back.
+// command that is due, executes it (activities, hooks) and reports the
+// outcome back.
 type Core struct {
 	agentID string
 	opts    signals.AgentOptions
+	modes   map[string]signals.ToolMode // the worker's tool modes by name
 
 	state   eventlog.State
 	log     []eventlog.Envelope
 	base    int64               // seq of log[0]
 	journal []eventlog.Envelope // history form of events no command has carried yet
 	seen    map[eventlog.MessageID]bool
+	inline  map[eventlog.MessageID]bool // messages no payload carries (made by hooks)
+	made    int                         // messages made by hooks so far
 
 	phase     phase
 	last      stepOutcome
-	calls     []eventlog.ToolCallRequest // the open step's tool calls, model order
-	callsSeq  int64                      // seq of the assistant message asking for them
-	concluded bool                       // a result in this step concluded the turn
+	retries   int  // retry turns in the current chain
+	retryTurn bool // the open turn is a retry turn
+
+	selection signals.Selection  // committed model selection
+	pending   *signals.Selection // requested; committed at the next step boundary
+	step      hook.Step          // the proposed or open step
+	batch     []eventlog.Pending // the proposal's claimed batch
+	call      signals.CallConfig // the open step's frozen call configuration
+	calls     []eventlog.ToolCallRequest
+	callsSeq  int64 // seq of the assistant message asking for calls
+	failure   eventlog.Failure
 
 	cancelCause string // non-empty: the open turn is being canceled
 	disposed    bool
@@ -55,14 +73,20 @@ type Core struct {
 }
 
 // NewCore returns the loop of a fresh agent whose log starts at seq 0.
-func NewCore(agentID string, opts signals.AgentOptions) *Core {
+// modes are the tool modes of the worker's registry.
+func NewCore(agentID string, opts signals.AgentOptions, modes map[string]signals.ToolMode) *Core {
 	if opts.MaxSteps <= 0 {
 		opts.MaxSteps = signals.DefaultMaxSteps
 	}
+	if opts.MaxParallelTools <= 0 {
+		opts.MaxParallelTools = signals.DefaultMaxParallelTools
+	}
 	return &Core{
-		agentID: agentID, opts: opts,
-		state: eventlog.NewState(0),
-		seen:  map[eventlog.MessageID]bool{},
+		agentID: agentID, opts: opts, modes: modes,
+		state:     eventlog.NewState(0),
+		seen:      map[eventlog.MessageID]bool{},
+		inline:    map[eventlog.MessageID]bool{},
+		selection: signals.Selection{Provider: opts.Provider, Model: opts.Model, Effort: opts.Effort},
 	}
 }
 
@@ -109,100 +133,6 @@ func (c *Core) TakeJournal() signals.Journal {
 
 // HasJournal reports whether events wait to be carried into history.
 func (c *Core) HasJournal() bool { return len(c.journal) > 0 }
-
-// Errors returned to message senders.
-var errNotAccepting = errors.New("agent is not accepting messages")
-
-// CheckMessage validates a message for list before it is accepted; update
-// validators call it, so a rejected message never reaches history.
-func (c *Core) CheckMessage(m signals.Message) error {
-	if c.disposed {
-		return signals.ErrDisposed
-	}
-	if err := signals.ValidateMessage(m); err != nil {
-		return err
-	}
-	if c.seen[m.ID] {
-		return fmt.Errorf("%w: %s", signals.ErrDuplicateID, m.ID)
-	}
-	return nil
-}
-
-// Accept inserts a validated message into list and returns its ack.
-func (c *Core) Accept(at time.Time, m signals.Message, list eventlog.List, wake bool) (signals.Ack, error) {
-	if err := c.CheckMessage(m); err != nil {
-		return signals.Ack{}, err
-	}
-	if !list.Valid() {
-		return signals.Ack{}, fmt.Errorf("%w: %q", signals.ErrInvalidList, list)
-	}
-	seq := c.state.Len
-	c.seen[m.ID] = true
-	c.record(at, eventlog.MessageRef(m.ID), eventlog.InboxInserted{
-		MessageID: m.ID, List: list, Content: m.Content, Wake: wake,
-	})
-	if c.err != nil {
-		return signals.Ack{}, errNotAccepting
-	}
-	return signals.Ack{MessageID: m.ID, Seq: seq}, nil
-}
-
-// Cancel aborts the open turn (the shell cancels its in-flight activities)
-// and, unless keepInbox, discards every pending message. It reports whether a
-// turn was open.
-func (c *Core) Cancel(at time.Time, cause string, keepInbox bool) bool {
-	if !keepInbox {
-		c.discardAll(at, eventlog.DiscardCanceled, cause)
-	}
-	if !c.state.InTurn {
-		return false
-	}
-	if cause == "" {
-		cause = "canceled"
-	}
-	if c.cancelCause == "" {
-		c.cancelCause = cause
-	}
-	return true
-}
-
-// Dispose ends the agent: the open turn is canceled and, once it has closed,
-// pending messages are discarded and the workflow completes.
-func (c *Core) Dispose(at time.Time, cause string) bool {
-	if cause == "" {
-		cause = "disposed"
-	}
-	c.disposed, c.dispose = true, cause
-	return c.Cancel(at, cause, true)
-}
-
-func (c *Core) discardAll(at time.Time, outcome eventlog.DiscardOutcome, cause string) {
-	in := c.state.Inbox
-	for _, l := range []eventlog.List{eventlog.NextStep, eventlog.NextTurn} {
-		pending := in.NextStep
-		if l == eventlog.NextTurn {
-			pending = in.NextTurn
-		}
-		for _, p := range pending {
-			c.record(at, "", eventlog.InboxDiscarded{MessageID: p.ID, List: l, Outcome: outcome, Cause: cause})
-		}
-	}
-}
-
-// HasWork reports whether a turn is due: a followup is pending, or steering
-// that wakes. Injected messages alone wait.
-func (c *Core) HasWork() bool {
-	in := c.state.Inbox
-	if len(in.NextTurn) > 0 {
-		return true
-	}
-	for _, p := range in.NextStep {
-		if p.Wake {
-			return true
-		}
-	}
-	return false
-}
 
 // Status answers the status query.
 func (c *Core) Status() signals.StatusView {

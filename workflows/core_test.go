@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/hook"
 	"github.com/tetherdev/tether/signals"
 )
 
@@ -16,7 +17,28 @@ import (
 var t0 = time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
 
 func newTestCore(tools ...string) *Core {
-	return NewCore("a1", signals.AgentOptions{Tools: tools})
+	return NewCore("a1", signals.AgentOptions{Tools: tools}, nil)
+}
+
+// drive answers every hook command with the loop's default, as an agent
+// with no hooks enabled, and returns the first command that needs I/O.
+func drive(c *Core, now time.Time) Command {
+	for {
+		switch cmd := c.Next(now).(type) {
+		case RunHooks:
+			c.HooksDone(now, cmd.Point, "", nil)
+		case ChooseModel:
+			c.ModelChosen(now, cmd.Default, nil)
+		case DecidePreStep:
+			c.PreStepDone(now, hook.Enter(cmd.Batch), nil)
+		case ShapeRequest:
+			c.RequestShaped(now, cmd.Default, nil)
+		case Recover:
+			c.Recovered(now, hook.Action{}, nil)
+		default:
+			return cmd
+		}
+	}
 }
 
 func accept(t *testing.T, c *Core, id string, list eventlog.List, wake bool) {
@@ -41,7 +63,7 @@ func TestNextDecidesFromInbox(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newTestCore()
 			tc.setup(t, c)
-			require.IsType(t, tc.want, c.Next(t0))
+			require.IsType(t, tc.want, drive(c, t0))
 			require.NoError(t, c.Err())
 		})
 	}
@@ -52,7 +74,7 @@ func TestFirstStepClaimsNextStepInputPlusOneFollowup(t *testing.T) {
 	accept(t, c, "f1", eventlog.NextTurn, true)
 	accept(t, c, "f2", eventlog.NextTurn, true)
 	accept(t, c, "i1", eventlog.NextStep, false)
-	cmd := c.Next(t0).(CallModel)
+	cmd := drive(c, t0).(CallModel)
 	require.Equal(t, 1, cmd.Input.Call.Turn)
 	require.Equal(t, 1, cmd.Input.Call.Step)
 	st := c.State()
@@ -65,7 +87,7 @@ func TestFirstStepClaimsNextStepInputPlusOneFollowup(t *testing.T) {
 func TestJournalCarriesEveryEventOnceInHistoryForm(t *testing.T) {
 	c := newTestCore("t")
 	accept(t, c, "f1", eventlog.NextTurn, true)
-	cmd := c.Next(t0).(CallModel)
+	cmd := drive(c, t0).(CallModel)
 	require.False(t, cmd.Input.Journal.IsZero())
 	for _, env := range cmd.Input.Journal.Envelopes() {
 		if env.Ref != "" {
@@ -73,7 +95,7 @@ func TestJournalCarriesEveryEventOnceInHistoryForm(t *testing.T) {
 		}
 	}
 	c.ModelDone(t0, cmd, signals.ModelOutput{Text: "hi", FinishReason: eventlog.FinishStop}, nil)
-	await := c.Next(t0).(AwaitWork)
+	await := drive(c, t0).(AwaitWork)
 	opening, closing := cmd.Input.Journal.Envelopes(), await.Journal.Envelopes()
 	require.EqualValues(t, 0, opening[0].Seq)
 	require.EqualValues(t, c.State().Len-1, closing[len(closing)-1].Seq, "journal and log end together")
@@ -84,12 +106,12 @@ func TestJournalCarriesEveryEventOnceInHistoryForm(t *testing.T) {
 func TestToolDoneOutOfModelOrderIsAnInvalidTransition(t *testing.T) {
 	c := newTestCore("t")
 	accept(t, c, "f1", eventlog.NextTurn, true)
-	cmd := c.Next(t0).(CallModel)
+	cmd := drive(c, t0).(CallModel)
 	c.ModelDone(t0, cmd, signals.ModelOutput{ToolCalls: []eventlog.ToolCallRequest{{ID: "a", Name: "t"}, {ID: "b", Name: "t"}}}, nil)
-	require.IsType(t, RunTools{}, c.Next(t0))
+	require.IsType(t, RunTools{}, drive(c, t0))
 	c.ToolDone(t0, signals.ToolOutput{CallID: "b", Name: "t"}, "tool-1-1-1")
 	require.ErrorIs(t, c.Err(), eventlog.ErrInvalidTransition)
-	require.IsType(t, Fail{}, c.Next(t0))
+	require.IsType(t, Fail{}, drive(c, t0))
 }
 
 func TestCancelWhileIdleOnlyClearsTheInbox(t *testing.T) {
@@ -97,7 +119,7 @@ func TestCancelWhileIdleOnlyClearsTheInbox(t *testing.T) {
 	accept(t, c, "i1", eventlog.NextStep, false)
 	require.False(t, c.Cancel(t0, "clear", false))
 	require.Zero(t, c.State().Inbox.Len())
-	require.IsType(t, AwaitWork{}, c.Next(t0))
+	require.IsType(t, AwaitWork{}, drive(c, t0))
 	require.Equal(t, 0, c.State().Turn)
 }
 

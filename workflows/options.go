@@ -5,6 +5,9 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/tetherdev/tether/hook"
+	"github.com/tetherdev/tether/signals"
 )
 
 // Config holds worker-level knobs of the agent workflow. Changing them affects
@@ -15,7 +18,9 @@ type Config struct {
 	// ModelHeartbeat is the model activity's heartbeat timeout: a worker that
 	// dies mid-call is noticed within it.
 	ModelHeartbeat time.Duration
-	// ModelAttempts bounds Temporal's retries of retryable model failures.
+	// ModelAttempts bounds Temporal's own attempts of one model call. The
+	// default is 1: a failed call closes its step and the request-error
+	// hooks (the retry policy) decide, opening a retry turn.
 	ModelAttempts int32
 	// ToolTimeout bounds one tool activity attempt.
 	ToolTimeout time.Duration
@@ -27,13 +32,22 @@ type Config struct {
 	// NoSearchAttributes turns off search attribute upserts, for namespaces
 	// where Tether's attributes are not registered.
 	NoSearchAttributes bool
+	// Hooks are the hooks registered on this worker; agents enable them by
+	// name. Every worker of a task queue must register the same hooks: they
+	// run in workflow code.
+	Hooks []hook.Hook
+	// DefaultHooks are enabled for agents whose options name none.
+	DefaultHooks []string
+	// ToolModes are the execution modes of the worker's tools by name;
+	// tools not listed run in parallel.
+	ToolModes map[string]signals.ToolMode
 }
 
 // Defaults for Config fields left zero.
 const (
 	DefaultModelTimeout   = 10 * time.Minute
 	DefaultModelHeartbeat = 30 * time.Second
-	DefaultModelAttempts  = 4
+	DefaultModelAttempts  = 1
 	DefaultToolTimeout    = 10 * time.Minute
 	DefaultToolHeartbeat  = 30 * time.Second
 	DefaultToolAttempts   = 3
@@ -71,7 +85,7 @@ func (c Config) modelOptions(id, summary string) workflow.ActivityOptions {
 			InitialInterval:    time.Second,
 			BackoffCoefficient: 2,
 			MaximumInterval:    time.Minute,
-			MaximumAttempts:    c.ModelAttempts,
+			MaximumAttempts:    c.ModelAttempts, // retry turns (the retry hook) own model retries
 		},
 	}
 }

@@ -7,22 +7,27 @@ import (
 	"time"
 
 	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/hook"
 	"github.com/tetherdev/tether/signals"
 )
 
-// ModelDone records the outcome of the step's model call. failure is nil on
-// success. A call that failed or was canceled closes its step.
+// ModelDone records the outcome of the step's model call; failure is nil on
+// success. A failed call records an assistant attempt and closes its step;
+// request-error then decides (unless the turn is being canceled).
 func (c *Core) ModelDone(now time.Time, cmd CallModel, out signals.ModelOutput, failure *eventlog.Failure) {
 	if c.phase != phaseModel {
 		c.err = fmt.Errorf("%w: model result in phase %d", eventlog.ErrInvalidTransition, c.phase)
 		return
 	}
 	if failure != nil {
-		c.record(now, "", eventlog.AssistantAttempt{Failure: *failure, Provider: c.opts.Provider, Model: c.opts.Model})
-		if c.cancelCause == "" {
-			c.last.failed = fmt.Sprintf("model call failed (%s): %s", failure.Kind, failure.Message)
+		c.record(now, "", eventlog.AssistantAttempt{Failure: *failure, Provider: c.call.Provider, Model: c.call.Model})
+		c.record(now, "", eventlog.StepEnd{Turn: c.state.Turn, Step: c.state.Step})
+		c.last.failed = fmt.Sprintf("model call failed (%s): %s", failure.Kind, failure.Message)
+		c.failure = *failure
+		c.phase = phaseRecover
+		if c.cancelCause != "" {
+			c.phase = phaseProposal
 		}
-		c.phase = phaseStepDone
 		return
 	}
 	c.callsSeq = c.state.Len
@@ -35,37 +40,37 @@ func (c *Core) ModelDone(now time.Time, cmd CallModel, out signals.ModelOutput, 
 	}
 }
 
-// runTools starts every tool call of the step. A canceled turn does not start
+// Recovered applies request-error's action: retry closes the failed turn and
+// opens a retry turn over the same state; anything else is terminal.
+func (c *Core) Recovered(now time.Time, a hook.Action, err error) {
+	switch {
+	case c.cancelCause != "":
+		c.phase = phaseProposal
+	case err != nil:
+		c.last.failed += "; request-error hook failed: " + err.Error()
+		c.phase = phaseProposal
+	case a.Retry:
+		c.retry(now)
+	default:
+		c.phase = phaseProposal
+	}
+}
+
+// RetryChain counts the retry turns since the chain's first turn.
+func (c *Core) RetryChain() int { return c.retries }
+
+// runTools starts the step's tool calls. A canceled turn does not start
 // them: each gets a canceled result instead, so the conversation stays valid.
 func (c *Core) runTools(now time.Time) Command {
 	if c.cancelCause != "" {
 		for len(c.state.OpenCalls) > 0 && c.err == nil {
 			c.ToolDone(now, c.cancelResult(c.state.OpenCalls[0]), "")
 		}
-		return c.Next(now)
+		return nil
 	}
-	s := c.state
 	invs := make([]ToolInvocation, 0, len(c.calls))
 	for i, call := range c.calls {
-		key := fmt.Sprintf("%s/%d/%d/%s", c.agentID, s.Turn, s.Step, call.ID)
-		event := eventlog.ToolCall{CallID: call.ID, Name: call.Name, IdempotencyKey: key}
-		if !slices.Contains(c.opts.Tools, call.Name) {
-			c.record(now, "", event)
-			invs = append(invs, ToolInvocation{Immediate: &signals.ToolOutput{
-				CallID: call.ID, Name: call.Name, IsError: true,
-				Content: fmt.Sprintf("tool %q is not available to this agent; available: %s", call.Name, strings.Join(c.opts.Tools, ", ")),
-			}})
-			continue
-		}
-		id := fmt.Sprintf("tool-%d-%d-%d", s.Turn, s.Step, i)
-		c.record(now, eventlog.InputRef(id), event) // the activity input holds its fields
-		invs = append(invs, ToolInvocation{
-			ActivityID: id,
-			Summary:    fmt.Sprintf("tool %s turn %d step %d", call.Name, s.Turn, s.Step),
-			Input: signals.ToolInput{
-				AssistantSeq: c.callsSeq, CallID: call.ID, Name: call.Name, IdempotencyKey: key,
-			},
-		})
+		invs = append(invs, c.invocation(now, i, call))
 	}
 	for i := range invs {
 		if invs[i].Immediate == nil { // the first activity carries the journal
@@ -73,12 +78,34 @@ func (c *Core) runTools(now time.Time) Command {
 			break
 		}
 	}
-	return RunTools{Calls: invs}
+	return RunTools{Calls: invs, Bound: c.opts.MaxParallelTools}
+}
+
+func (c *Core) invocation(now time.Time, i int, call eventlog.ToolCallRequest) ToolInvocation {
+	s := c.state
+	key := fmt.Sprintf("%s/%d/%d/%s", c.agentID, s.Turn, s.Step, call.ID)
+	event := eventlog.ToolCall{CallID: call.ID, Name: call.Name, IdempotencyKey: key}
+	hc := hook.Call{ID: call.ID, Name: call.Name, Arguments: call.Arguments, Mode: c.mode(call.Name)}
+	if !slices.Contains(c.opts.Tools, call.Name) {
+		c.record(now, "", event)
+		return ToolInvocation{Call: hc, Immediate: &signals.ToolOutput{
+			CallID: call.ID, Name: call.Name, IsError: true,
+			Content: fmt.Sprintf("tool %q is not available to this agent; available: %s", call.Name, strings.Join(c.opts.Tools, ", ")),
+		}}
+	}
+	id := fmt.Sprintf("tool-%d-%d-%d", s.Turn, s.Step, i)
+	c.record(now, eventlog.InputRef(id), event) // the activity input holds its fields
+	return ToolInvocation{
+		Call:       hc,
+		ActivityID: id,
+		Summary:    fmt.Sprintf("tool %s turn %d step %d", call.Name, s.Turn, s.Step),
+		Input:      signals.ToolInput{AssistantSeq: c.callsSeq, CallID: call.ID, Name: call.Name, IdempotencyKey: key},
+	}
 }
 
 // ToolDone commits the result of the next open tool call in model order.
 // activityID is the tool activity whose result is the event's content; it is
-// empty for a result the loop made itself (cancel, failure).
+// empty for a result the loop or a hook made.
 func (c *Core) ToolDone(now time.Time, res signals.ToolOutput, activityID string) {
 	open := c.state.OpenCalls
 	if c.phase != phaseTools || len(open) == 0 || open[0].ID != res.CallID {
@@ -96,6 +123,16 @@ func (c *Core) ToolDone(now time.Time, res signals.ToolOutput, activityID string
 	if len(c.state.OpenCalls) == 0 {
 		c.phase = phaseStepDone
 	}
+}
+
+// ToolsFailed fails the turn when a tool hook failed.
+func (c *Core) ToolsFailed(now time.Time, err error) { c.failTurn(now, err.Error()) }
+
+// endStep closes the step and disposes its tool set.
+func (c *Core) endStep(now time.Time) {
+	c.record(now, "", eventlog.StepEnd{Turn: c.state.Turn, Step: c.state.Step})
+	c.step.Tools, c.calls = nil, nil
+	c.phase = phaseProposal
 }
 
 // cancelResult is the result a dangling call gets when its turn is canceled.

@@ -14,6 +14,8 @@ import (
 	"github.com/tetherdev/tether/activities/tools"
 	"github.com/tetherdev/tether/fx/configfx"
 	"github.com/tetherdev/tether/fx/providerfx"
+	"github.com/tetherdev/tether/hook"
+	"github.com/tetherdev/tether/signals"
 	"github.com/tetherdev/tether/workflows"
 )
 
@@ -48,12 +50,33 @@ func NewActivities(c client.Client, p providerfx.Providers, reg *tools.Registry)
 	return a, a.Tool.Validate()
 }
 
+// HookGroup is the value group of hooks an application registers; agents
+// enable them by name.
+const HookGroup = "tether.hooks"
+
+// WorkflowConfig completes the agent workflow's configuration with the
+// worker's hooks (the default retry policy first, enabled by default) and
+// the execution modes of its tools.
+func WorkflowConfig(base workflows.Config, hooks []hook.Hook, reg *tools.Registry) workflows.Config {
+	base.Hooks = append([]hook.Hook{hook.Retry()}, hooks...)
+	if base.DefaultHooks == nil {
+		base.DefaultHooks = []string{hook.RetryName}
+	}
+	base.ToolModes = map[string]signals.ToolMode{}
+	for _, name := range reg.Names() {
+		base.ToolModes[name] = signals.ToolMode(reg.Mode(name))
+	}
+	return base
+}
+
 // Params are New's dependencies.
 type Params struct {
 	fx.In
 	Config        configfx.Config
 	Client        client.Client
 	Activities    Activities
+	Tools         *tools.Registry
+	Hooks         []hook.Hook    `group:"tether.hooks"`
 	Registrations []Registration `group:"tether.register"`
 	Lifecycle     fx.Lifecycle
 	Shutdowner    fx.Shutdowner
@@ -69,7 +92,7 @@ func New(p Params) worker.Worker {
 			_ = p.Shutdowner.Shutdown(fx.ExitCode(1))
 		},
 	})
-	workflows.Register(w, p.Config.Workflow)
+	workflows.Register(w, WorkflowConfig(p.Config.Workflow, p.Hooks, p.Tools))
 	activities.Register(w, p.Activities.Model, p.Activities.Tool)
 	for _, r := range p.Registrations {
 		r(w)

@@ -1,0 +1,110 @@
+package hook
+
+import (
+	"encoding/json"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/signals"
+)
+
+// Hook is one named extension. Any field may be nil.
+type Hook struct {
+	// Name enables the hook in signals.AgentOptions.Hooks. Durable: agents
+	// name hooks in their options.
+	Name string
+
+	StepBoundary   func(ctx workflow.Context, a Agent) error
+	Model          func(ctx workflow.Context, a Agent, next func() (signals.Selection, error)) (signals.Selection, error)
+	PreStep        func(ctx workflow.Context, a Agent, batch []Message, next func() (Decision, error)) (Decision, error)
+	RuntimeContext func(ctx workflow.Context, a Agent) (string, error)
+	Request        func(ctx workflow.Context, a Agent, next func() (signals.CallConfig, error)) (signals.CallConfig, error)
+	RequestError   func(ctx workflow.Context, a Agent, f eventlog.Failure, next func() (Action, error)) (Action, error)
+	TurnStopping   func(ctx workflow.Context, a Agent) error
+	ToolPre        func(ctx workflow.Context, a Agent, call Call) error
+	ToolPost       func(ctx workflow.Context, a Agent, call Call, result signals.ToolOutput) (signals.ToolOutput, error)
+}
+
+// Agent is what a hook sees of its agent. Methods are safe only inside the
+// hook call that received it.
+type Agent interface {
+	ID() string
+	Options() signals.AgentOptions
+	// Config returns the agent's configuration for the named hook
+	// (signals.AgentOptions.HookConfig), or nil.
+	Config(hook string) json.RawMessage
+	// State is the folded session log.
+	State() eventlog.State
+	// Step is the step being proposed or run: turn, step, the model
+	// selection and the step's tool set.
+	Step() Step
+	// RetryChain counts the retry turns opened since the chain's first turn.
+	RetryChain() int
+	// Steer records steering: a next-step message that wakes the loop.
+	Steer(content string) error
+	// Inject records a next-step message that does not wake the loop.
+	Inject(content string) error
+	// SelectModel requests a model switch; it is committed at the next
+	// step boundary and never tears a step already proposed.
+	SelectModel(s signals.Selection)
+}
+
+// Step describes the proposed step.
+type Step struct {
+	Turn, Step int
+	Selection  signals.Selection
+	Tools      []Tool
+}
+
+// Tool is one tool of a step's tool set.
+type Tool struct {
+	Name string
+	Mode signals.ToolMode
+}
+
+// Message is a claimed message offered to pre-step.
+type Message struct {
+	ID      eventlog.MessageID
+	Content string
+}
+
+// Decision is pre-step's answer for one claimed batch.
+type Decision struct {
+	Reject bool
+	// Reason is recorded when the batch is rejected.
+	Reason string
+	// Messages enter the step (when not rejected), in order. A message with
+	// an ID from the batch is that message; one without an ID is an addition
+	// the hook makes (recorded as a user message of its own).
+	Messages []Message
+}
+
+// Enter admits messages.
+func Enter(messages []Message) Decision { return Decision{Messages: messages} }
+
+// Reject closes the turn as blocked without spending a step.
+func Reject(reason string) Decision { return Decision{Reject: true, Reason: reason} }
+
+// Action is request-error's answer.
+type Action struct {
+	// Retry closes the failed turn and opens a retry turn over the same state.
+	Retry bool
+}
+
+// Call is one tool call as tool hooks see it.
+type Call struct {
+	ID, Name  string
+	Arguments json.RawMessage
+	Mode      signals.ToolMode
+}
+
+// Denied is the error a ToolPre hook returns to refuse a call: the model sees
+// an error result with the reason; the turn goes on. Any other error fails
+// the turn.
+type Denied struct{ Reason string }
+
+func (d *Denied) Error() string { return "denied: " + d.Reason }
+
+// Deny refuses a tool call from ToolPre.
+func Deny(reason string) error { return &Denied{Reason: reason} }

@@ -1,0 +1,87 @@
+package hook
+
+import (
+	"slices"
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/signals"
+)
+
+// RetryName is the name the default retry policy hook is registered under.
+const RetryName = "retry"
+
+// Defaults of the retry policy (seed 002's dsh-llm-retry).
+const (
+	DefaultMaxRetries = 5
+	DefaultInitial    = time.Second
+	DefaultMax        = time.Minute
+	DefaultMultiplier = 2.0
+)
+
+// Retry is the default retry policy: a failed model call whose kind is
+// retried (rate limit, overloaded, server, network, timeout by default)
+// waits on a durable timer with exponential backoff, honouring the
+// provider's retry-after when it is longer, then opens a retry turn; after
+// MaxRetries retry turns, or for any other kind (auth, invalid request,
+// context overflow, content filter, canceled), the failure is terminal. The
+// agent's signals.AgentOptions.Retry configures it.
+func Retry() Hook {
+	return Hook{Name: RetryName, RequestError: retryOnFailure}
+}
+
+func retryOnFailure(ctx workflow.Context, a Agent, f eventlog.Failure, next func() (Action, error)) (Action, error) {
+	p := policy(a.Options().Retry)
+	if !slices.Contains(p.Kinds, f.Kind) || a.RetryChain() >= p.MaxRetries {
+		return next()
+	}
+	if err := workflow.Sleep(ctx, Backoff(p, a.RetryChain(), f.RetryAfter)); err != nil {
+		return Action{}, err
+	}
+	return Action{Retry: true}, nil
+}
+
+// policy fills a policy's zero fields with the defaults.
+func policy(in *signals.RetryPolicy) signals.RetryPolicy {
+	var p signals.RetryPolicy
+	if in != nil {
+		p = *in
+	}
+	if p.MaxRetries <= 0 {
+		p.MaxRetries = DefaultMaxRetries
+	}
+	if p.Initial <= 0 {
+		p.Initial = DefaultInitial
+	}
+	if p.Max <= 0 {
+		p.Max = DefaultMax
+	}
+	if p.Multiplier < 1 {
+		p.Multiplier = DefaultMultiplier
+	}
+	if len(p.Kinds) == 0 {
+		for _, k := range eventlog.FailureKinds {
+			if k.Retryable() && k != eventlog.FailureUnknown {
+				p.Kinds = append(p.Kinds, k)
+			}
+		}
+	}
+	return p
+}
+
+// Backoff is the wait before retry number n+1 (n retries so far): Initial
+// × Multiplier^n, capped at Max, or retryAfter when that is longer.
+func Backoff(p signals.RetryPolicy, n int, retryAfter time.Duration) time.Duration {
+	p = policy(&p)
+	d := float64(p.Initial)
+	for range n {
+		d *= p.Multiplier
+		if d >= float64(p.Max) {
+			d = float64(p.Max)
+			break
+		}
+	}
+	return max(time.Duration(d), retryAfter)
+}

@@ -1,0 +1,131 @@
+package workflows
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/signals"
+)
+
+// Errors returned to message senders.
+var errNotAccepting = errors.New("agent is not accepting messages")
+
+// CheckMessage validates a message for list before it is accepted; update
+// validators call it, so a rejected message never reaches history.
+func (c *Core) CheckMessage(m signals.Message) error {
+	if c.disposed {
+		return signals.ErrDisposed
+	}
+	if err := signals.ValidateMessage(m); err != nil {
+		return err
+	}
+	if c.seen[m.ID] {
+		return fmt.Errorf("%w: %s", signals.ErrDuplicateID, m.ID)
+	}
+	return nil
+}
+
+// Accept inserts a validated message into list and returns its ack.
+func (c *Core) Accept(at time.Time, m signals.Message, list eventlog.List, wake bool) (signals.Ack, error) {
+	if err := c.CheckMessage(m); err != nil {
+		return signals.Ack{}, err
+	}
+	if !list.Valid() {
+		return signals.Ack{}, fmt.Errorf("%w: %q", signals.ErrInvalidList, list)
+	}
+	seq := c.state.Len
+	c.seen[m.ID] = true
+	c.record(at, eventlog.MessageRef(m.ID), eventlog.InboxInserted{
+		MessageID: m.ID, List: list, Content: m.Content, Wake: wake,
+	})
+	if c.err != nil {
+		return signals.Ack{}, errNotAccepting
+	}
+	return signals.Ack{MessageID: m.ID, Seq: seq}, nil
+}
+
+// Cancel aborts the open turn (the shell cancels its in-flight activities)
+// and, unless keepInbox, discards every pending message. It reports whether a
+// turn was open.
+func (c *Core) Cancel(at time.Time, cause string, keepInbox bool) bool {
+	if !keepInbox {
+		c.discardAll(at, eventlog.DiscardCanceled, cause)
+	}
+	if !c.state.InTurn {
+		return false
+	}
+	if cause == "" {
+		cause = "canceled"
+	}
+	if c.cancelCause == "" {
+		c.cancelCause = cause
+	}
+	return true
+}
+
+// Dispose ends the agent: the open turn is canceled and, once it has closed,
+// pending messages are discarded and the workflow completes.
+func (c *Core) Dispose(at time.Time, cause string) bool {
+	if cause == "" {
+		cause = "disposed"
+	}
+	c.disposed, c.dispose = true, cause
+	return c.Cancel(at, cause, true)
+}
+
+func (c *Core) discardAll(at time.Time, outcome eventlog.DiscardOutcome, cause string) {
+	in := c.state.Inbox
+	for _, l := range []eventlog.List{eventlog.NextStep, eventlog.NextTurn} {
+		pending := in.NextStep
+		if l == eventlog.NextTurn {
+			pending = in.NextTurn
+		}
+		for _, p := range pending {
+			c.record(at, "", eventlog.InboxDiscarded{MessageID: p.ID, List: l, Outcome: outcome, Cause: cause})
+		}
+	}
+}
+
+// HasWork reports whether a turn is due: a followup is pending, or steering
+// that wakes. Injected messages alone wait.
+func (c *Core) HasWork() bool {
+	in := c.state.Inbox
+	if len(in.NextTurn) > 0 {
+		return true
+	}
+	for _, p := range in.NextStep {
+		if p.Wake {
+			return true
+		}
+	}
+	return false
+}
+
+// Make inserts a message a hook made (steering from turn-stopping, say). No
+// payload in history carries it, so its content is journaled inline.
+func (c *Core) Make(at time.Time, content string, list eventlog.List, wake bool) (signals.Ack, error) {
+	c.made++
+	id := eventlog.MessageID(fmt.Sprintf("made:%d.%d", c.state.Turn, c.made))
+	m := signals.Message{ID: id, Content: content}
+	if err := signals.ValidateMessage(m); err != nil && !errors.Is(err, signals.ErrInvalidID) {
+		return signals.Ack{}, err
+	}
+	seq := c.state.Len
+	c.seen[id], c.inline[id] = true, true
+	c.record(at, "", eventlog.InboxInserted{MessageID: id, List: list, Content: content, Wake: wake})
+	return signals.Ack{MessageID: id, Seq: seq}, c.err
+}
+
+// SelectModel requests a model switch. It is committed at the next step
+// boundary, so a step already proposed keeps its selection.
+func (c *Core) SelectModel(s signals.Selection) { c.pending = &s }
+
+// msgRef is where a message's content is in history: its payload, or inline.
+func (c *Core) msgRef(id eventlog.MessageID) eventlog.Ref {
+	if c.inline[id] {
+		return ""
+	}
+	return eventlog.MessageRef(id)
+}
