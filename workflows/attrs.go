@@ -21,13 +21,15 @@ var (
 type attrState struct {
 	status eventlog.Status
 	turn   int
+	model  string
 }
 
 func currentAttrs(ctx workflow.Context) attrState {
 	sa := workflow.GetTypedSearchAttributes(ctx)
 	st, _ := sa.GetKeyword(StatusKey)
 	turn, _ := sa.GetInt64(TurnKey)
-	return attrState{status: eventlog.Status(st), turn: int(turn)}
+	model, _ := sa.GetKeyword(ModelKey)
+	return attrState{status: eventlog.Status(st), turn: int(turn), model: model}
 }
 
 // syncAttrs writes status and turn when they changed, in one command.
@@ -43,6 +45,10 @@ func (r *run) syncAttrs(ctx workflow.Context) {
 	if s.Turn != r.attrs.turn {
 		ups = append(ups, TurnKey.ValueSet(int64(s.Turn)))
 	}
+	model := Label(r.core.selection)
+	if model != r.attrs.model {
+		ups = append(ups, ModelKey.ValueSet(model))
+	}
 	if len(ups) == 0 {
 		return
 	}
@@ -50,7 +56,7 @@ func (r *run) syncAttrs(ctx workflow.Context) {
 		workflow.GetLogger(ctx).Warn("Search attribute upsert failed", "error", err)
 		return
 	}
-	r.attrs = attrState{status: s.Status, turn: s.Turn}
+	r.attrs = attrState{status: s.Status, turn: s.Turn, model: model}
 }
 
 // StartAttributes are the search attributes a client sets when it starts an
@@ -69,7 +75,12 @@ func StartAttributes(opts signals.AgentOptions) temporal.SearchAttributes {
 
 // ModelName is the provider/model label of an agent's options.
 func ModelName(opts signals.AgentOptions) string {
-	p, m := opts.Provider, opts.Model
+	return Label(signals.Selection{Provider: opts.Provider, Model: opts.Model})
+}
+
+// Label is the provider/model label of a selection, as TetherModel shows it.
+func Label(s signals.Selection) string {
+	p, m := s.Provider, s.Model
 	if p == "" {
 		p = "default"
 	}

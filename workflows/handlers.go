@@ -42,6 +42,7 @@ func (r *run) register(ctx workflow.Context) error {
 	r.receiveSend(ctx)
 	r.receiveCancel(ctx)
 	r.receiveDispose(ctx)
+	receive(ctx, signals.SelectModelSignal.Name, func(s signals.Selection) { r.core.SelectModel(s) })
 	if err := r.sendUpdate(ctx); err != nil {
 		return err
 	}

@@ -20,8 +20,9 @@ import (
 // scripted model and tools whose latency is set per tool name, in virtual
 // time. No sleeps: timers and activity delays are skipped.
 type harness struct {
-	t   *testing.T
-	env *testsuite.TestWorkflowEnvironment
+	t     *testing.T
+	env   *testsuite.TestWorkflowEnvironment
+	times []time.Time // event times of the last log read
 }
 
 // modelFunc answers one model call; the test decides from turn and step.
@@ -29,10 +30,15 @@ type modelFunc func(in signals.ModelInput) (signals.ModelOutput, error)
 
 // newHarness answers model calls with model, each after modelDelay.
 func newHarness(t *testing.T, model modelFunc, modelDelay ...time.Duration) *harness {
+	return newHarnessWith(t, Config{}, model, modelDelay...)
+}
+
+// newHarnessWith runs the workflow with cfg (hooks, tool modes).
+func newHarnessWith(t *testing.T, cfg Config, model modelFunc, modelDelay ...time.Duration) *harness {
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
 	env.SetTestTimeout(10 * time.Second)
-	Register(env, Config{})
+	Register(env, cfg)
 	env.RegisterActivityWithOptions(func(context.Context, signals.ModelInput) (signals.ModelOutput, error) {
 		return signals.ModelOutput{}, nil
 	}, activity.RegisterOptions{Name: signals.ModelActivity})
@@ -96,6 +102,10 @@ func (h *harness) log() []eventlog.Event {
 	require.NoError(h.t, v.Get(&page))
 	evs, err := eventlog.DecodeAll(page.Events)
 	require.NoError(h.t, err)
+	h.times = h.times[:0]
+	for _, env := range page.Events {
+		h.times = append(h.times, env.At)
+	}
 	return evs
 }
 
@@ -152,3 +162,24 @@ func (h *harness) concludingTool(name string) {
 		return signals.ToolOutput{CallID: in.CallID, Name: in.Name, Content: "final", ConcludesTurn: true}, nil
 	})
 }
+
+// recordingTool is tool(name, d) that also reports when each call started
+// (the mock answers at completion, d after the start), in virtual time.
+func (h *harness) recordingTool(name string, d time.Duration, onStart func(at time.Time)) {
+	h.env.OnActivity(signals.ToolActivity, mock.Anything, mock.MatchedBy(func(in signals.ToolInput) bool {
+		return in.Name == name
+	})).After(d).Return(func(_ context.Context, in signals.ToolInput) (signals.ToolOutput, error) {
+		onStart(h.env.Now().Add(-d))
+		return signals.ToolOutput{CallID: in.CallID, Name: in.Name, Content: name + " ok " + in.CallID}, nil
+	})
+}
+
+// failingTool makes every attempt of name fail with err.
+func (h *harness) failingTool(name string, err error) {
+	h.env.OnActivity(signals.ToolActivity, mock.Anything, mock.MatchedBy(func(in signals.ToolInput) bool {
+		return in.Name == name
+	})).Return(signals.ToolOutput{}, err)
+}
+
+// at0 is the recorded time of the i-th event of the last log read.
+func (h *harness) at0(i int) time.Time { return h.times[i] }
