@@ -30,6 +30,8 @@ type env struct {
 	c      client.Client
 	agents *agent.Client
 	cfg    workflows.Config
+	// providers are registered beside the scripted model.
+	providers map[string]activities.Provider
 }
 
 func newEnv(t *testing.T) *env {
@@ -64,8 +66,12 @@ func (e *env) startWorker(ts ...tools.Tool) worker.Worker {
 	reg, err := tools.NewRegistry(ts...)
 	require.NoError(e.t, err)
 	reader := activities.NewLogReader(activities.WorkflowLog{Client: e.c}, 0)
+	providers := map[string]activities.Provider{scripted.Name: scripted.Provider{}}
+	for name, p := range e.providers {
+		providers[name] = p
+	}
 	model := &activities.Model{
-		Providers:       map[string]activities.Provider{scripted.Name: scripted.Provider{}},
+		Providers:       providers,
 		DefaultProvider: scripted.Name, Tools: reg, Log: reader, HeartbeatEvery: time.Second,
 	}
 	tool := &activities.Tool{Runner: reg, Log: reader, HeartbeatEvery: time.Second}

@@ -1,0 +1,70 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"time"
+
+	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/signals"
+)
+
+// Follow yields the agent's live notifications from log position from
+// (0 = the beginning) as they happen: status changes, inbox insertions,
+// claims and discards, settled turns and errors. It reads the durable log
+// (the log query), so a follower that reconnects at a position misses
+// nothing, and it writes nothing to history. It ends when ctx ends, when
+// the agent is closed and read to its end, or at the first error.
+func (h *Handle) Follow(ctx context.Context, from int64) iter.Seq2[Notification, error] {
+	return func(yield func(Notification, error) bool) {
+		var n notifier
+		delay := minPoll
+		for {
+			page, err := query(ctx, h, signals.LogQuery, signals.LogRequest{From: from})
+			if err != nil {
+				yield(Notification{}, err)
+				return
+			}
+			for _, env := range page.Events {
+				e, err := eventlog.Decode(env)
+				if err != nil {
+					yield(Notification{}, err)
+					return
+				}
+				for _, note := range n.apply(env, e) {
+					if !yield(note, nil) {
+						return
+					}
+				}
+			}
+			from = page.Next
+			if len(page.Events) > 0 {
+				delay = minPoll
+				continue
+			}
+			if closed, err := h.closed(ctx); err != nil || closed {
+				if err != nil {
+					yield(Notification{}, err)
+				}
+				return
+			}
+			select {
+			case <-ctx.Done():
+				yield(Notification{}, ctx.Err())
+				return
+			case <-time.After(delay):
+			}
+			delay = min(2*delay, maxPoll)
+		}
+	}
+}
+
+// closed reports whether the agent's workflow has ended.
+func (h *Handle) closed(ctx context.Context) (bool, error) {
+	st, err := h.Status(ctx)
+	if errors.Is(err, ErrClosed) {
+		return true, nil
+	}
+	return st.Disposed && !st.InTurn, err
+}
