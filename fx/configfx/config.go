@@ -51,10 +51,15 @@ type Config struct {
 // ProviderConfig selects and configures model providers. The API key comes
 // from the environment only and never leaves the worker.
 type ProviderConfig struct {
-	Default       string // "scripted" or "openai"; empty picks openai when configured
-	OpenAIBaseURL string
-	OpenAIAPIKey  string
-	OpenAIModel   string
+	// Default is "scripted", "openai" or "anthropic"; empty picks the first
+	// configured of openai and anthropic, else the scripted model.
+	Default          string
+	OpenAIBaseURL    string
+	OpenAIAPIKey     string
+	OpenAIModel      string
+	AnthropicBaseURL string
+	AnthropicAPIKey  string
+	AnthropicModel   string
 }
 
 // ToolsConfig configures built-in tools.
@@ -78,9 +83,11 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 	fs.StringVar(&c.Address, "address", "", "Temporal frontend host:port (default from TEMPORAL_ADDRESS or profile)")
 	fs.StringVar(&c.Namespace, "namespace", "", "Temporal namespace (default from TEMPORAL_NAMESPACE or profile)")
 	fs.BoolVar(&c.NoSearchAttributes, "no-search-attributes", false, "do not register or write Tether's search attributes")
-	fs.StringVar(&c.Provider.Default, "provider", env("TETHER_PROVIDER"), "default model provider: scripted or openai")
+	fs.StringVar(&c.Provider.Default, "provider", env("TETHER_PROVIDER"), "default model provider: scripted, openai or anthropic")
 	fs.StringVar(&c.Provider.OpenAIBaseURL, "openai-base-url", envOr(env, "OPENAI_BASE_URL", ""), "OpenAI-compatible base URL")
 	fs.StringVar(&c.Provider.OpenAIModel, "openai-model", envOr(env, "OPENAI_MODEL", "gpt-4o-mini"), "default OpenAI-compatible model")
+	fs.StringVar(&c.Provider.AnthropicBaseURL, "anthropic-base-url", envOr(env, "ANTHROPIC_BASE_URL", ""), "Anthropic API base URL")
+	fs.StringVar(&c.Provider.AnthropicModel, "anthropic-model", envOr(env, "ANTHROPIC_MODEL", "claude-sonnet-4-5"), "default Anthropic model")
 	fs.StringVar(&c.Tools.Workspace, "workspace", ".", "directory read_file and list_files are confined to (empty disables them)")
 	fs.DurationVar(&c.Workflow.ToolTimeout, "tool-timeout", workflows.DefaultToolTimeout, "tool activity timeout")
 	fs.DurationVar(&c.Workflow.ModelTimeout, "model-timeout", workflows.DefaultModelTimeout, "model activity timeout")
@@ -94,6 +101,7 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 		c.Demo = ""
 	}
 	c.Provider.OpenAIAPIKey = env("OPENAI_API_KEY")
+	c.Provider.AnthropicAPIKey = env("ANTHROPIC_API_KEY")
 	c.Workflow.NoSearchAttributes = c.NoSearchAttributes
 	return c, c.Validate()
 }
@@ -118,17 +126,22 @@ func (c Config) Validate() error {
 		errs = append(errs, errors.New("--dev and --demo are exclusive: run the demo, then --dev to inspect it"))
 	}
 	switch c.Provider.Default {
-	case "", "scripted", "openai":
+	case "", "scripted", "openai", "anthropic":
 	default:
-		errs = append(errs, fmt.Errorf("--provider %q: want scripted or openai", c.Provider.Default))
+		errs = append(errs, fmt.Errorf("--provider %q: want scripted, openai or anthropic", c.Provider.Default))
 	}
-	if u := c.Provider.OpenAIBaseURL; u != "" {
-		if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
-			errs = append(errs, fmt.Errorf("--openai-base-url %q is not an http(s) URL", u))
+	for _, f := range []struct{ flag, url string }{
+		{"--openai-base-url", c.Provider.OpenAIBaseURL}, {"--anthropic-base-url", c.Provider.AnthropicBaseURL},
+	} {
+		if p, err := url.Parse(f.url); f.url != "" && (err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "") {
+			errs = append(errs, fmt.Errorf("%s %q is not an http(s) URL", f.flag, f.url))
 		}
 	}
 	if c.Provider.Default == "openai" && !c.OpenAIConfigured() {
 		errs = append(errs, errors.New("--provider openai needs OPENAI_API_KEY or --openai-base-url"))
+	}
+	if c.Provider.Default == "anthropic" && !c.AnthropicConfigured() {
+		errs = append(errs, errors.New("--provider anthropic needs ANTHROPIC_API_KEY or --anthropic-base-url"))
 	}
 	if c.Workflow.ToolTimeout < time.Second || c.Workflow.ModelTimeout < time.Second {
 		errs = append(errs, errors.New("activity timeouts must be at least 1s"))
@@ -139,6 +152,11 @@ func (c Config) Validate() error {
 // OpenAIConfigured reports whether an OpenAI-compatible endpoint is usable.
 func (c Config) OpenAIConfigured() bool {
 	return c.Provider.OpenAIAPIKey != "" || c.Provider.OpenAIBaseURL != ""
+}
+
+// AnthropicConfigured reports whether the Anthropic API is usable.
+func (c Config) AnthropicConfigured() bool {
+	return c.Provider.AnthropicAPIKey != "" || c.Provider.AnthropicBaseURL != ""
 }
 
 // Embedded reports whether the process runs its own Temporal server.

@@ -15,7 +15,8 @@ func TestLoadRejectsBadConfigurationWithClearErrors(t *testing.T) {
 		want string
 	}{
 		{"dev and demo", []string{"--dev", "--demo"}, nil, "--dev and --demo are exclusive"},
-		{"unknown provider", []string{"--provider", "anthropic"}, nil, `--provider "anthropic"`},
+		{"unknown provider", []string{"--provider", "gemini"}, nil, `--provider "gemini"`},
+		{"anthropic without endpoint", []string{"--provider", "anthropic"}, nil, "needs ANTHROPIC_API_KEY"},
 		{"openai without endpoint", []string{"--provider", "openai"}, nil, "needs OPENAI_API_KEY"},
 		{"bad base url", []string{"--openai-base-url", "localhost:11434"}, nil, "is not an http(s) URL"},
 		{"empty task queue", []string{"--task-queue", ""}, nil, "--task-queue must not be empty"},

@@ -1,20 +1,24 @@
 // Package providerfx provides the model providers registered on the worker.
 // The scripted model is always there (the demo default, clearly named);
-// OpenAI-compatible chat completions join when an API key or base URL is
-// configured. Credentials stay inside the adapters.
+// OpenAI-compatible chat completions and Anthropic Messages join when an
+// API key or base URL is configured. Credentials stay inside the adapters.
 package providerfx
 
 import (
 	"go.uber.org/fx"
 
 	"github.com/tetherdev/tether/activities"
+	"github.com/tetherdev/tether/activities/anthropic"
 	"github.com/tetherdev/tether/activities/openai"
 	"github.com/tetherdev/tether/activities/scripted"
 	"github.com/tetherdev/tether/fx/configfx"
 )
 
-// OpenAIName is the provider name of the OpenAI-compatible adapter.
-const OpenAIName = "openai"
+// Provider names agents choose by.
+const (
+	OpenAIName    = "openai"
+	AnthropicName = "anthropic"
+)
 
 // Module provides Providers.
 var Module = fx.Module("providers", fx.Provide(New))
@@ -38,6 +42,18 @@ func New(cfg configfx.Config) (Providers, error) {
 		}
 		p.ByName[OpenAIName] = o
 		p.Default = OpenAIName
+	}
+	if cfg.AnthropicConfigured() {
+		a, err := anthropic.New(anthropic.Config{
+			BaseURL: cfg.Provider.AnthropicBaseURL, APIKey: cfg.Provider.AnthropicAPIKey, DefaultModel: cfg.Provider.AnthropicModel,
+		})
+		if err != nil {
+			return Providers{}, err
+		}
+		p.ByName[AnthropicName] = a
+		if p.Default == scripted.Name {
+			p.Default = AnthropicName
+		}
 	}
 	if cfg.Provider.Default != "" {
 		p.Default = cfg.Provider.Default

@@ -20,6 +20,7 @@ func TestWorkerAppValidatesInEveryMode(t *testing.T) {
 		"demo":              {args: []string{"--demo"}},
 		"openai":            {env: map[string]string{"OPENAI_API_KEY": "sk-test"}},
 		"ollama":            {args: []string{"--openai-base-url", "http://127.0.0.1:11434/v1", "--provider", "openai"}},
+		"anthropic":         {env: map[string]string{"ANTHROPIC_API_KEY": "sk-ant-test"}},
 		"no search attrs":   {args: []string{"--no-search-attributes"}},
 		"custom task queue": {args: []string{"--task-queue", "agents-eu"}},
 	}
