@@ -40,6 +40,11 @@ func buildParams(req llm.Request, defaultModel string) (openai.ChatCompletionNew
 		// max_tokens is deprecated and rejected by reasoning models; see doc.go.
 		p.MaxCompletionTokens = param.NewOpt(int64(req.MaxTokens))
 	}
+	if req.Effort != "" {
+		// Passed through unchecked: the server knows which efforts its
+		// models accept ("minimal", "xhigh", ...) better than we do.
+		p.ReasoningEffort = shared.ReasoningEffort(req.Effort)
+	}
 	return p, nil
 }
 

@@ -1,7 +1,8 @@
 // Package openai is the model provider adapter for OpenAI-compatible chat
 // completions servers: OpenAI itself, Ollama and vLLM. It turns an
-// llm.Request into one non-streaming POST {BaseURL}/chat/completions and the
-// reply into an eventlog.AssistantMessage.
+// llm.Request into one POST {BaseURL}/chat/completions and the reply into an
+// eventlog.AssistantMessage: Complete waits for the whole reply, Stream reads
+// it as server-sent events, reporting deltas as llm.Chunks on the way.
 //
 // It must never retry (the SDK's retries are off; Temporal owns retry policy),
 // never read the environment (it builds the SDK's chat service directly, not
@@ -10,8 +11,12 @@
 // error, a failure message or a log.
 //
 // Invariants:
-//   - Every error Complete returns is an *llm.Error whose Failure.Kind is a
-//     normalised eventlog.FailureKind (HTTP statuses via llm.ClassifyHTTP).
+//   - Every error Complete or Stream returns is an *llm.Error whose
+//     Failure.Kind is a normalised eventlog.FailureKind (HTTP statuses via
+//     llm.ClassifyHTTP). A stream that stops before [DONE] or a finish reason
+//     is a network failure, never a short answer.
+//   - Stream settles on exactly the message Complete would return for the
+//     same content: both go through toAssistant.
 //   - Tool call arguments in the result are always valid JSON: arguments the
 //     model produced that are not JSON are kept as a JSON string value, and
 //     such a string is sent back unquoted, exactly as the model wrote it.

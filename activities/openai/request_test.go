@@ -39,6 +39,12 @@ func TestCompleteSendsConvertedRequest(t *testing.T) {
 			want: `{"model":"gpt-4.1","max_completion_tokens":256,"messages":[{"role":"user","content":"hi"}]}`,
 		},
 		{
+			name:  "effort becomes reasoning_effort",
+			model: "o4-mini",
+			req:   llm.Request{Effort: "low", Messages: []eventlog.Message{{Role: eventlog.RoleUser, Content: "hi"}}},
+			want:  `{"model":"o4-mini","reasoning_effort":"low","messages":[{"role":"user","content":"hi"}]}`,
+		},
+		{
 			name: "tool round trip carries tool calls, tool_call_id and tools",
 			req: llm.Request{Model: "qwen3:8b", Messages: []eventlog.Message{
 				{Role: eventlog.RoleUser, Content: "Weather and time in Paris?"},
