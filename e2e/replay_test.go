@@ -15,6 +15,7 @@ import (
 
 	"github.com/tetherdev/tether/agent"
 	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/hook"
 	"github.com/tetherdev/tether/projection"
 	"github.com/tetherdev/tether/signals"
 	"github.com/tetherdev/tether/workflows"
@@ -61,7 +62,9 @@ func TestScenarioHistoryReplaysAndProjects(t *testing.T) {
 	require.NoError(t, err)
 	hist := &historypb.History{Events: events}
 	r := worker.NewWorkflowReplayer()
-	r.RegisterWorkflowWithOptions(workflows.Agent{}.Run, workflow.RegisterOptions{Name: signals.AgentWorkflow})
+	hooks, enabled := hook.Defaults()
+	r.RegisterWorkflowWithOptions(workflows.Agent{Config: workflows.Config{Hooks: hooks, DefaultHooks: enabled}}.Run,
+		workflow.RegisterOptions{Name: signals.AgentWorkflow})
 	require.NoError(t, r.ReplayWorkflowHistory(nil, hist))
 
 	projected, err := projection.FromHistory(events)
@@ -70,11 +73,19 @@ func TestScenarioHistoryReplaysAndProjects(t *testing.T) {
 	require.NoError(t, err)
 	requireSameLog(t, final, projected)
 
-	if *recordHistories {
-		b, err := temporalproto.CustomJSONMarshalOptions{Indent: "  "}.Marshal(hist)
-		require.NoError(t, err)
-		path := filepath.Join("..", "workflows", "testdata", "histories", "scenario.json")
-		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-		require.NoError(t, os.WriteFile(path, b, 0o644))
+	record(t, "scenario", events)
+}
+
+// record writes a history into the replay corpus when -record-histories is
+// set; recorded files are kept across releases, so old histories keep
+// replaying against new code.
+func record(t *testing.T, name string, events []*historypb.HistoryEvent) {
+	if !*recordHistories {
+		return
 	}
+	b, err := temporalproto.CustomJSONMarshalOptions{Indent: "  "}.Marshal(&historypb.History{Events: events})
+	require.NoError(t, err)
+	path := filepath.Join("..", "workflows", "testdata", "histories", name+".json")
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, b, 0o644))
 }

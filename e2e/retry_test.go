@@ -14,6 +14,7 @@ import (
 	"github.com/tetherdev/tether/activities/scripted"
 	"github.com/tetherdev/tether/agent"
 	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/projection"
 	"github.com/tetherdev/tether/signals"
 )
 
@@ -81,6 +82,13 @@ func TestRetryTurnsRecoverFromAnOverloadedProvider(t *testing.T) {
 	require.Len(t, ofType[eventlog.AssistantAttempt](evs), 2)
 	require.Equal(t, "echo: after retries", ofType[eventlog.ToolResult](evs)[0].Content)
 	require.Equal(t, eventlog.EndCompleted, ofType[eventlog.TurnEnd](evs)[2].Reason)
+
+	history, err := projection.Fetch(ctx, e.c, h.ID, "")
+	require.NoError(t, err)
+	projected, err := projection.FromHistory(history)
+	require.NoError(t, err)
+	requireSameLog(t, log, projected)
+	record(t, "retry-turns", history)
 
 	count := map[agent.Kind]int{}
 	for _, n := range notes {

@@ -85,3 +85,10 @@ func Backoff(p signals.RetryPolicy, n int, retryAfter time.Duration) time.Durati
 	}
 	return max(time.Duration(d), retryAfter)
 }
+
+// Defaults are the hooks every worker registers and enables for agents whose
+// options name none. They run in workflow code: changing this set changes
+// what replays, so it is versioned like workflow code.
+func Defaults() (hooks []Hook, enabled []string) {
+	return []Hook{Retry()}, []string{RetryName}
+}

@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/tetherdev/tether/hook"
 	"github.com/tetherdev/tether/signals"
 )
 
@@ -18,10 +19,12 @@ func TestRecordedHistoriesReplay(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "histories", "*.json"))
 	require.NoError(t, err)
 	require.NotEmpty(t, files, "the replay corpus is missing")
+	hooks, enabled := hook.Defaults() // what every worker runs
+	cfg := Config{Hooks: hooks, DefaultHooks: enabled}
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			r := worker.NewWorkflowReplayer()
-			r.RegisterWorkflowWithOptions(Agent{}.Run, workflow.RegisterOptions{Name: signals.AgentWorkflow})
+			r.RegisterWorkflowWithOptions(Agent{Config: cfg}.Run, workflow.RegisterOptions{Name: signals.AgentWorkflow})
 			require.NoError(t, r.ReplayWorkflowHistoryFromJSONFile(nil, f))
 		})
 	}

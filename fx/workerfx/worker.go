@@ -58,9 +58,10 @@ const HookGroup = "tether.hooks"
 // worker's hooks (the default retry policy first, enabled by default) and
 // the execution modes of its tools.
 func WorkflowConfig(base workflows.Config, hooks []hook.Hook, reg *tools.Registry) workflows.Config {
-	base.Hooks = append([]hook.Hook{hook.Retry()}, hooks...)
+	defaults, enabled := hook.Defaults()
+	base.Hooks = append(defaults, hooks...)
 	if base.DefaultHooks == nil {
-		base.DefaultHooks = []string{hook.RetryName}
+		base.DefaultHooks = enabled
 	}
 	base.ToolModes = map[string]signals.ToolMode{}
 	for _, name := range reg.Names() {
