@@ -12,14 +12,15 @@ import (
 // thinking is not timed out, while a dead worker is noticed.
 const DefaultHeartbeatEvery = 5 * time.Second
 
-// heartbeat records a heartbeat every interval until stop is called. It is
-// what lets cancellation of the turn reach a running activity.
-func heartbeat(ctx context.Context, every time.Duration) (stop func()) {
+// heartbeat records a heartbeat (with details, if any) every interval until
+// stop is called. It is what lets cancellation of the turn reach a running
+// activity, and what publishes a stream's locator.
+func heartbeat(ctx context.Context, every time.Duration, details ...any) (stop func()) {
 	if every <= 0 {
 		every = DefaultHeartbeatEvery
 	}
 	done := make(chan struct{})
-	activity.RecordHeartbeat(ctx)
+	activity.RecordHeartbeat(ctx, details...)
 	go func() {
 		t := time.NewTicker(every)
 		defer t.Stop()
@@ -30,7 +31,7 @@ func heartbeat(ctx context.Context, every time.Duration) (stop func()) {
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				activity.RecordHeartbeat(ctx)
+				activity.RecordHeartbeat(ctx, details...)
 			}
 		}
 	}()

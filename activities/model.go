@@ -21,6 +21,27 @@ type Provider interface {
 	Complete(ctx context.Context, req llm.Request) (eventlog.AssistantMessage, error)
 }
 
+// Streamer is the optional streaming capability of a Provider, found by type
+// assertion: emit is called, in order, for every delta as it arrives, and
+// the result is the assembled message, exactly as Complete would return it.
+type Streamer interface {
+	Stream(ctx context.Context, req llm.Request, emit func(llm.Chunk)) (eventlog.AssistantMessage, error)
+}
+
+// ChunkWriter takes one attempt's chunks for live subscribers. Emit never
+// blocks; Close(nil) marks the attempt done, Close(err) tells subscribers to
+// discard its partial output.
+type ChunkWriter interface {
+	Emit(llm.Chunk)
+	Close(err error)
+}
+
+// LiveStreams opens the live stream of one model call attempt and says
+// where clients read it. Chunks never enter history.
+type LiveStreams interface {
+	Open(agent, run, activityID string, attempt int32) (w ChunkWriter, url string)
+}
+
 // ToolSpecs describes registered tools to the model.
 type ToolSpecs interface {
 	Specs(names []string) ([]llm.ToolSpec, error)
@@ -38,6 +59,8 @@ type Model struct {
 	Tools           ToolSpecs
 	Log             ConversationReader
 	HeartbeatEvery  time.Duration
+	// Streams, when set, publishes the chunks of streaming providers live.
+	Streams LiveStreams
 }
 
 // Validate checks the activity's dependencies when the worker starts.
@@ -73,13 +96,16 @@ func (m *Model) Call(ctx context.Context, in signals.ModelInput) (signals.ModelO
 	}
 	// Heartbeat for the whole attempt: reading the log can wait on a
 	// workflow whose worker just died, and a silent model may think long.
-	stop := heartbeat(ctx, m.HeartbeatEvery)
+	// A streaming call's heartbeats carry its locator.
+	w, locator := m.open(ctx, p)
+	stop := heartbeat(ctx, m.HeartbeatEvery, locator...)
 	defer stop()
 	req, err := m.request(ctx, in)
 	if err != nil {
+		closeStream(w, err)
 		return signals.ModelOutput{}, err
 	}
-	out, err := p.Complete(ctx, req)
+	out, err := m.complete(ctx, p, req, w)
 	if err != nil {
 		return signals.ModelOutput{}, providerError(ctx, err)
 	}
@@ -88,6 +114,32 @@ func (m *Model) Call(ctx context.Context, in signals.ModelInput) (signals.ModelO
 		out.Model = req.Model
 	}
 	return out, nil
+}
+
+// open starts the live stream of this attempt when the provider streams.
+func (m *Model) open(ctx context.Context, p Provider) (ChunkWriter, []any) {
+	if _, ok := p.(Streamer); !ok || m.Streams == nil {
+		return nil, nil
+	}
+	info := activity.GetInfo(ctx)
+	w, url := m.Streams.Open(info.WorkflowExecution.ID, info.WorkflowExecution.RunID, info.ActivityID, info.Attempt)
+	return w, []any{signals.StreamLocator{URL: url, Attempt: info.Attempt}}
+}
+
+// complete makes the call, streaming it to w when there is one.
+func (m *Model) complete(ctx context.Context, p Provider, req llm.Request, w ChunkWriter) (eventlog.AssistantMessage, error) {
+	if w == nil {
+		return p.Complete(ctx, req)
+	}
+	out, err := p.(Streamer).Stream(ctx, req, w.Emit)
+	closeStream(w, err)
+	return out, err
+}
+
+func closeStream(w ChunkWriter, err error) {
+	if w != nil {
+		w.Close(err)
+	}
 }
 
 func (m *Model) request(ctx context.Context, in signals.ModelInput) (llm.Request, error) {
@@ -100,7 +152,7 @@ func (m *Model) request(ctx context.Context, in signals.ModelInput) (llm.Request
 		// The workflow is reachable again after a restart; retry.
 		return llm.Request{}, temporal.NewApplicationError(err.Error(), ErrLogUnavailable)
 	}
-	return llm.Request{Model: in.Call.Model, MaxTokens: in.Call.MaxTokens, Messages: msgs, Tools: specs}, nil
+	return llm.Request{Model: in.Call.Model, MaxTokens: in.Call.MaxTokens, Effort: in.Call.Effort, Messages: msgs, Tools: specs}, nil
 }
 
 // ErrLogUnavailable is the ApplicationError type of a failed log read.

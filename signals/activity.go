@@ -59,3 +59,12 @@ type ToolInput struct {
 
 // ToolOutput is the result of ToolActivity; it is the tool/result event.
 type ToolOutput = eventlog.ToolResult
+
+// StreamLocator is the heartbeat detail of a streaming model activity: where
+// the worker running it serves the attempt's live chunks. Clients find it
+// with DescribeWorkflowExecution (pending activities); it is never written
+// to history.
+type StreamLocator struct {
+	URL     string `json:"url"`
+	Attempt int32  `json:"attempt"`
+}

@@ -295,3 +295,19 @@ func TestFailDirectiveWithUnknownKindIsAnInvalidRequest(t *testing.T) {
 	require.Equal(t, eventlog.FailureInvalidRequest, e.Failure.Kind)
 	require.Contains(t, e.Failure.Message, "unknown failure kind bogus")
 }
+
+func TestStreamEmitsTheAnswerWordByWordAndReturnsWhatCompleteReturns(t *testing.T) {
+	req := llm.Request{Messages: []eventlog.Message{{Role: eventlog.RoleUser, Content: "/say one two three"}}}
+	var text strings.Builder
+	n := 0
+	got, err := scripted.Provider{}.Stream(context.Background(), req, func(c llm.Chunk) {
+		n++
+		text.WriteString(c.Text)
+	})
+	require.NoError(t, err)
+	want, err := scripted.Provider{}.Complete(context.Background(), req)
+	require.NoError(t, err)
+	require.Equal(t, want, got)
+	require.Equal(t, 3, n)
+	require.Equal(t, "one two three", text.String())
+}
