@@ -28,7 +28,8 @@ type Config struct {
 	APIKey string
 	// DefaultModel is used when a request names no model.
 	DefaultModel string
-	// Timeout bounds each HTTP request; 0 leaves it to the caller's context.
+	// Timeout bounds each HTTP request, for Stream until the last event is
+	// read; 0 leaves it to the caller's context.
 	Timeout time.Duration
 	// HTTPClient is optional; nil uses http.DefaultClient.
 	HTTPClient *http.Client
