@@ -42,6 +42,9 @@ type Config struct {
 	Address, Namespace string
 	// NoSearchAttributes skips registering and writing search attributes.
 	NoSearchAttributes bool
+	// StreamAddr is where the worker serves live model chunks; StreamURL is
+	// the base URL clients use to reach it (default http://StreamAddr).
+	StreamAddr, StreamURL string
 
 	Provider ProviderConfig
 	Tools    ToolsConfig
@@ -83,6 +86,8 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 	fs.StringVar(&c.Address, "address", "", "Temporal frontend host:port (default from TEMPORAL_ADDRESS or profile)")
 	fs.StringVar(&c.Namespace, "namespace", "", "Temporal namespace (default from TEMPORAL_NAMESPACE or profile)")
 	fs.BoolVar(&c.NoSearchAttributes, "no-search-attributes", false, "do not register or write Tether's search attributes")
+	fs.StringVar(&c.StreamAddr, "stream-addr", "127.0.0.1:0", "address serving live model chunks (Server-Sent Events)")
+	fs.StringVar(&c.StreamURL, "stream-url", "", "base URL clients reach --stream-addr at (default http://<bound address>)")
 	fs.StringVar(&c.Provider.Default, "provider", env("TETHER_PROVIDER"), "default model provider: scripted, openai or anthropic")
 	fs.StringVar(&c.Provider.OpenAIBaseURL, "openai-base-url", envOr(env, "OPENAI_BASE_URL", ""), "OpenAI-compatible base URL")
 	fs.StringVar(&c.Provider.OpenAIModel, "openai-model", envOr(env, "OPENAI_MODEL", "gpt-4o-mini"), "default OpenAI-compatible model")

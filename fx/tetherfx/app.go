@@ -13,6 +13,7 @@ import (
 	"github.com/tetherdev/tether/fx/demofx"
 	"github.com/tetherdev/tether/fx/devserverfx"
 	"github.com/tetherdev/tether/fx/providerfx"
+	"github.com/tetherdev/tether/fx/streamfx"
 	"github.com/tetherdev/tether/fx/temporalfx"
 	"github.com/tetherdev/tether/fx/toolfx"
 	"github.com/tetherdev/tether/fx/workerfx"
@@ -36,6 +37,7 @@ func Worker(cfg configfx.Config) fx.Option {
 		configfx.Module(cfg),
 		temporalfx.Module,
 		providerfx.Module,
+		streamfx.Module,
 		toolfx.Module,
 		workerfx.Module,
 	}

@@ -37,12 +37,23 @@ type Activities struct {
 	Tool  *activities.Tool
 }
 
+// ActivityParams are NewActivities' dependencies; live streams are optional.
+type ActivityParams struct {
+	fx.In
+	Client    client.Client
+	Providers providerfx.Providers
+	Tools     *tools.Registry
+	Streams   activities.LiveStreams `optional:"true"`
+}
+
 // NewActivities builds the activities over one shared log reader.
-func NewActivities(c client.Client, p providerfx.Providers, reg *tools.Registry) (Activities, error) {
-	reader := activities.NewLogReader(activities.WorkflowLog{Client: c}, 0)
+func NewActivities(p ActivityParams) (Activities, error) {
+	reader := activities.NewLogReader(activities.WorkflowLog{Client: p.Client}, 0)
+	reg := p.Tools
 	a := Activities{
-		Model: &activities.Model{Providers: p.ByName, DefaultProvider: p.Default, Tools: reg, Log: reader},
-		Tool:  &activities.Tool{Runner: reg, Log: reader},
+		Model: &activities.Model{Providers: p.Providers.ByName, DefaultProvider: p.Providers.Default, Tools: reg, Log: reader,
+			Streams: p.Streams},
+		Tool: &activities.Tool{Runner: reg, Log: reader},
 	}
 	if err := a.Model.Validate(); err != nil {
 		return Activities{}, err

@@ -1,0 +1,26 @@
+// Package stream carries the live chunks of a model call from the worker that
+// runs it to the clients that watch it, without a broker and without
+// Temporal.
+//
+// The worker running a model activity opens a stream in its Hub, emits the
+// provider's chunks into it and serves it over HTTP as Server-Sent Events
+// (Hub.Handler). The activity publishes the stream's URL (Key.Path under the
+// worker's address) in its heartbeat details; a client finds it with
+// DescribeWorkflowExecution and reads it with Read. Because the locator names
+// the worker, this works with any number of workers.
+//
+// It must never write a chunk anywhere durable: chunks live only in the
+// hub's memory and are gone after Linger. The settled assistant message in
+// the session log is the durable fact; a stream is a preview of it. The
+// package imports no Temporal or provider code.
+//
+// Invariants:
+//   - A stream's events have Seq 0, 1, 2, ... with no gaps, and exactly one
+//     terminal event ("done" or "error") comes last.
+//   - Emit never waits for a subscriber. A subscriber that falls so far
+//     behind that the events it needs left the stream's window is cut off
+//     with an error event "lagged"; nothing else is ever dropped.
+//   - Every subscription ends by closing its channel: after its terminal
+//     event, when its context ends, or when the hub closes. Hub.Close leaves
+//     no goroutine behind.
+package stream
