@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 
 	"github.com/tetherdev/tether/activities"
 	"github.com/tetherdev/tether/activities/scripted"
+	"github.com/tetherdev/tether/activities/stream"
 	"github.com/tetherdev/tether/activities/tools"
 	"github.com/tetherdev/tether/agent"
 	"github.com/tetherdev/tether/eventlog"
@@ -32,6 +34,9 @@ type env struct {
 	cfg    workflows.Config
 	// providers are registered beside the scripted model.
 	providers map[string]activities.Provider
+	// hub serves live model chunks at streamURL.
+	hub       *stream.Hub
+	streamURL string
 }
 
 func newEnv(t *testing.T) *env {
@@ -70,7 +75,14 @@ func (e *env) startWorker(ts ...tools.Tool) worker.Worker {
 	for name, p := range e.providers {
 		providers[name] = p
 	}
+	if e.hub == nil {
+		e.hub = stream.NewHub(stream.HubOptions{})
+		srv := httptest.NewServer(e.hub.Handler())
+		e.t.Cleanup(func() { e.hub.Close(); srv.Close() })
+		e.streamURL = srv.URL
+	}
 	model := &activities.Model{
+		Streams:         activities.HubStreams{Hub: e.hub, BaseURL: e.streamURL},
 		Providers:       providers,
 		DefaultProvider: scripted.Name, Tools: reg, Log: reader, HeartbeatEvery: time.Second,
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tetherdev/tether/activities/llm"
 	"github.com/tetherdev/tether/eventlog"
@@ -16,7 +17,11 @@ import (
 const Name = "scripted"
 
 // Provider is the scripted model. The zero value is ready to use.
-type Provider struct{}
+type Provider struct {
+	// WordDelay paces Stream like a model generating text; zero streams at
+	// once (tests).
+	WordDelay time.Duration
+}
 
 // Complete answers req by the rules in the package doc.
 func (Provider) Complete(ctx context.Context, req llm.Request) (eventlog.AssistantMessage, error) {

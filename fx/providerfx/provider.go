@@ -5,6 +5,8 @@
 package providerfx
 
 import (
+	"time"
+
 	"go.uber.org/fx"
 
 	"github.com/tetherdev/tether/activities"
@@ -20,6 +22,10 @@ const (
 	AnthropicName = "anthropic"
 )
 
+// ScriptedWordDelay paces the scripted model's streamed answers, so live
+// streaming can be watched without a key.
+const ScriptedWordDelay = 40 * time.Millisecond
+
 // Module provides Providers.
 var Module = fx.Module("providers", fx.Provide(New))
 
@@ -32,7 +38,8 @@ type Providers struct {
 
 // New builds the providers from configuration.
 func New(cfg configfx.Config) (Providers, error) {
-	p := Providers{ByName: map[string]activities.Provider{scripted.Name: scripted.Provider{}}, Default: scripted.Name}
+	demo := scripted.Provider{WordDelay: ScriptedWordDelay}
+	p := Providers{ByName: map[string]activities.Provider{scripted.Name: demo}, Default: scripted.Name}
 	if cfg.OpenAIConfigured() {
 		o, err := openai.New(openai.Config{
 			BaseURL: cfg.Provider.OpenAIBaseURL, APIKey: cfg.Provider.OpenAIAPIKey, DefaultModel: cfg.Provider.OpenAIModel,

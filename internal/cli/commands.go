@@ -34,6 +34,7 @@ func start(ctx context.Context, e env, args []string) error {
 	fs.StringVar(&o.Options.SystemPrompt, "system", "", "")
 	toolList := fs.String("tools", "current_time,calculate,read_file,list_files", "")
 	waitIdle := fs.Bool("wait", false, "")
+	live := fs.Bool("stream", false, "")
 	pos, err := parse(fs, args, "MESSAGE")
 	if err != nil {
 		return err
@@ -47,10 +48,13 @@ func start(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	e.printf("%s\n", h.ID)
-	if !*waitIdle {
-		return nil
+	switch {
+	case *live:
+		return streamUntilIdle(ctx, e, h)
+	case *waitIdle:
+		return waitAndPrint(ctx, e, h)
 	}
-	return waitAndPrint(ctx, e, h)
+	return nil
 }
 
 type send func(h *agent.Handle, ctx context.Context, content string, opts ...agent.SendOption) (signals.Ack, error)
@@ -59,6 +63,7 @@ func message(op send, name string) command {
 	return func(ctx context.Context, e env, args []string) error {
 		fs := flag.NewFlagSet(name, flag.ContinueOnError)
 		noAck := fs.Bool("no-ack", false, "")
+		live := fs.Bool("stream", false, "")
 		pos, err := parse(fs, args, "ID", "MESSAGE")
 		if err != nil {
 			return err
@@ -76,6 +81,9 @@ func message(op send, name string) command {
 			return err
 		}
 		e.printf("%s\n", ack.MessageID)
+		if *live {
+			return streamUntilIdle(ctx, e, h)
+		}
 		return nil
 	}
 }

@@ -29,11 +29,12 @@ type Starter struct {
 const Usage = `usage: starter [connection flags] COMMAND [flags] ARGS
 
 commands:
-  start [--id ID] [--provider P] [--model M] [--system TEXT] [--tools a,b] [--wait] MESSAGE
+  start [--id ID] [--provider P] [--model M] [--system TEXT] [--tools a,b] [--wait|--stream] MESSAGE
   followup [--no-ack] ID MESSAGE   queue a message for a turn of its own (wakes the agent)
   steer [--no-ack] ID MESSAGE      queue a message for the next step (wakes the agent)
   inject [--no-ack] ID MESSAGE     queue a message for the next step (does not wake)
-                                   (--no-ack sends a signal instead of a validated update)
+                                   (--no-ack sends a signal instead of a validated update;
+                                    --stream prints the model's tokens live until the agent is idle)
   cancel ID [--cause C] [--keep-inbox]
   status ID [--json]       idle/running, turn, step and both inbox lists
   wait ID                  wait until the agent is idle
