@@ -22,8 +22,9 @@ import (
 
 const secretKey = "sk-tether-test-5f1d9c0a7b3e4d21"
 
-// fakeOpenAI speaks the chat completions wire protocol: it asks for the echo
-// tool when the last message is the user's and answers after the result.
+// fakeOpenAI speaks the chat completions streaming wire protocol (the worker
+// streams when a provider can): it asks for the echo tool when the last
+// message is the user's and answers after the result.
 // A request whose prompt says "fail" gets a 401 that echoes the key back,
 // as some proxies do.
 func fakeOpenAI(t *testing.T) *httptest.Server {
@@ -31,6 +32,7 @@ func fakeOpenAI(t *testing.T) *httptest.Server {
 		require.Equal(t, "Bearer "+secretKey, r.Header.Get("Authorization"))
 		body, _ := io.ReadAll(r.Body)
 		var req struct {
+			Stream   bool `json:"stream"`
 			Messages []struct {
 				Role    string `json:"role"`
 				Content any    `json:"content"`
@@ -43,10 +45,19 @@ func fakeOpenAI(t *testing.T) *httptest.Server {
 		case last.Role == "user" && bytes.Contains(body, []byte("fail")):
 			w.WriteHeader(http.StatusUnauthorized)
 			fmt.Fprintf(w, `{"error":{"message":"Incorrect API key provided: %s","type":"invalid_request_error","code":"invalid_api_key"}}`, secretKey)
-		case last.Role == "user":
-			fmt.Fprint(w, `{"id":"c1","object":"chat.completion","created":1,"model":"gpt-test","choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"echo","arguments":"{\"text\":\"hi\"}"}}]}}],"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}}`)
+		case last.Role == "user" && req.Stream:
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"gpt-test","choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"echo","arguments":""}}]}}]}`+"\n\n")
+			fmt.Fprint(w, `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"gpt-test","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"text\":\"hi\"}"}}]},"finish_reason":"tool_calls"}]}`+"\n\n")
+			fmt.Fprint(w, `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"gpt-test","choices":[],"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}}`+"\n\ndata: [DONE]\n\n")
+		case req.Stream:
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, `data: {"id":"c2","object":"chat.completion.chunk","created":1,"model":"gpt-test","choices":[{"index":0,"delta":{"role":"assistant","content":"The tool "}}]}`+"\n\n")
+			fmt.Fprint(w, `data: {"id":"c2","object":"chat.completion.chunk","created":1,"model":"gpt-test","choices":[{"index":0,"delta":{"content":"said hi."},"finish_reason":"stop"}]}`+"\n\n")
+			fmt.Fprint(w, `data: {"id":"c2","object":"chat.completion.chunk","created":1,"model":"gpt-test","choices":[],"usage":{"prompt_tokens":20,"completion_tokens":5,"total_tokens":25}}`+"\n\ndata: [DONE]\n\n")
 		default:
-			fmt.Fprint(w, `{"id":"c2","object":"chat.completion","created":1,"model":"gpt-test","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"The tool said hi."}}],"usage":{"prompt_tokens":20,"completion_tokens":5,"total_tokens":25}}`)
+			t.Errorf("unexpected request: %s", body)
+			w.WriteHeader(http.StatusBadRequest)
 		}
 	}))
 }

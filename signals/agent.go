@@ -32,7 +32,7 @@ type AgentOptions struct {
 	Prompt *Prompt `json:"prompt,omitempty"`
 	// Hooks enables worker-registered hooks by name, in chain order. Nil
 	// enables the worker's defaults; an empty list enables none.
-	Hooks []string `json:"hooks,omitempty"`
+	Hooks []string `json:"hooks"`
 	// HookConfig holds per-hook configuration by hook name.
 	HookConfig map[string]json.RawMessage `json:"hook_config,omitempty"`
 	// Retry configures the default retry policy hook ("retry").

@@ -398,3 +398,13 @@ func TestUnregisteredHookFailsTheTurnSayingWhich(t *testing.T) {
 	require.Equal(t, eventlog.EndFailed, end.Reason)
 	require.Equal(t, fmt.Sprint("hooks [approval] are not registered on this worker"), end.Error)
 }
+
+func TestEmptyHookListDisablesTheDefaultHooks(t *testing.T) {
+	h := newHarnessWith(t, withHooks(hook.Retry()), func(signals.ModelInput) (signals.ModelOutput, error) {
+		return signals.ModelOutput{}, failWith(eventlog.FailureServer, 0)
+	})
+	opts := tools
+	opts.Hooks = []string{} // survives the workflow input's JSON as "no hooks"
+	evs := h.run(opts, "go", time.Hour)
+	require.Len(t, only[eventlog.TurnStart](evs), 1, "no retry turn without the retry hook")
+}
