@@ -103,7 +103,10 @@ func (r *LogReader) advance(ctx context.Context, e *logEntry, ref signals.LogRef
 		if err != nil {
 			return fmt.Errorf("read log of %s from %d: %w", ref.AgentID, from, err)
 		}
-		if len(page.Events) == 0 {
+		if page.Context != nil && from < page.Base { // a continued run: start from its seed
+			e.conv, from = eventlog.RestoreConversation(*page.Context), page.Base
+		}
+		if len(page.Events) == 0 && e.conv.Position() < ref.Upto {
 			return fmt.Errorf("log of %s ends at %d, before %d", ref.AgentID, page.Len, ref.Upto)
 		}
 		if err := e.apply(page.Events, from); err != nil {

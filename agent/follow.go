@@ -22,6 +22,13 @@ func (h *Handle) Follow(ctx context.Context, from int64) iter.Seq2[Notification,
 		delay := minPoll
 		for {
 			page, err := query(ctx, h, signals.LogQuery, signals.LogRequest{From: from})
+			if err == nil && from < page.Base && page.PrevRun != "" {
+				// The agent continued as new: the rest of the range is in
+				// the runs before.
+				var prev []eventlog.Envelope
+				prev, err = h.logOf(ctx, page.PrevRun, from)
+				page.Events = append(prev, page.Events...)
+			}
 			if err != nil {
 				yield(Notification{}, err)
 				return

@@ -146,13 +146,27 @@ const (
 	maxPoll = 250 * time.Millisecond
 )
 
-// Log reads the whole session log, page by page.
+// Log reads the whole session log, page by page, across the agent's chain
+// of runs (Continue-As-New): sequence numbers continue from run to run.
 func (h *Handle) Log(ctx context.Context) ([]eventlog.Envelope, error) {
+	return h.logOf(ctx, "", 0)
+}
+
+// logOf reads run's log from `from` to its end; what precedes the run's base
+// comes from the run it continued.
+func (h *Handle) logOf(ctx context.Context, runID string, from int64) ([]eventlog.Envelope, error) {
 	var out []eventlog.Envelope
-	for from := int64(0); ; {
-		page, err := query(ctx, h, signals.LogQuery, signals.LogRequest{From: from})
+	for {
+		page, err := queryRun(ctx, h, runID, signals.LogQuery, signals.LogRequest{From: from})
 		if err != nil {
 			return nil, err
+		}
+		if from < page.Base && page.PrevRun != "" {
+			prev, err := h.logOf(ctx, page.PrevRun, from)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, prev...)
 		}
 		out = append(out, page.Events...)
 		if page.Next >= page.Len || len(page.Events) == 0 {
@@ -185,8 +199,13 @@ func signal[T any](ctx context.Context, h *Handle, s signals.Signal[T], in T) er
 }
 
 func query[In, Out any](ctx context.Context, h *Handle, q signals.Query[In, Out], in In) (Out, error) {
+	return queryRun(ctx, h, "", q, in)
+}
+
+// queryRun asks one run ("" = the latest).
+func queryRun[In, Out any](ctx context.Context, h *Handle, runID string, q signals.Query[In, Out], in In) (Out, error) {
 	var out Out
-	v, err := h.c.QueryWorkflow(ctx, h.ID, "", q.Name, in)
+	v, err := h.c.QueryWorkflow(ctx, h.ID, runID, q.Name, in)
 	if err == nil {
 		err = v.Get(&out)
 	}

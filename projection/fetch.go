@@ -22,3 +22,24 @@ func Fetch(ctx context.Context, c client.Client, workflowID, runID string) ([]*h
 	}
 	return out, nil
 }
+
+// FetchChain reads the histories of every run of an agent's chain, oldest
+// first, by following each run's Continue-As-New link back from the latest.
+func FetchChain(ctx context.Context, c client.Client, workflowID string) ([][]*historypb.HistoryEvent, error) {
+	var runs [][]*historypb.HistoryEvent
+	runID := ""
+	for {
+		events, err := Fetch(ctx, c, workflowID, runID)
+		if err != nil {
+			return nil, err
+		}
+		runs = append([][]*historypb.HistoryEvent{events}, runs...)
+		if len(events) == 0 {
+			return runs, nil
+		}
+		runID = events[0].GetWorkflowExecutionStartedEventAttributes().GetContinuedExecutionRunId()
+		if runID == "" {
+			return runs, nil
+		}
+	}
+}

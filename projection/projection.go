@@ -27,24 +27,35 @@ type sources struct {
 // order. It fails when the journal has a gap or a reference cannot be
 // resolved: the history is not a complete Tether log.
 func FromHistory(events []*historypb.HistoryEvent) ([]eventlog.Envelope, error) {
-	s := &sources{
-		dc:        converter.GetDefaultDataConverter(),
-		messages:  map[eventlog.MessageID]string{},
-		scheduled: map[int64]string{},
-		results:   map[string]json.RawMessage{},
-		inputs:    map[string]json.RawMessage{},
-	}
-	for _, ev := range events {
-		if err := s.read(ev); err != nil {
-			return nil, fmt.Errorf("history event %d (%s): %w", ev.GetEventId(), ev.GetEventType(), err)
-		}
+	s := newSources()
+	if err := s.readRun(events); err != nil {
+		return nil, err
 	}
 	return s.restore()
 }
 
+func newSources() *sources {
+	return &sources{
+		dc:       converter.GetDefaultDataConverter(),
+		messages: map[eventlog.MessageID]string{},
+		results:  map[string]json.RawMessage{},
+		inputs:   map[string]json.RawMessage{},
+	}
+}
+
+// readRun indexes one run's history. Scheduled event IDs are per run.
+func (s *sources) readRun(events []*historypb.HistoryEvent) error {
+	s.scheduled = map[int64]string{}
+	for _, ev := range events {
+		if err := s.read(ev); err != nil {
+			return fmt.Errorf("history event %d (%s): %w", ev.GetEventId(), ev.GetEventType(), err)
+		}
+	}
+	return nil
+}
+
 func (s *sources) restore() ([]eventlog.Envelope, error) {
-	log := slices.Clone(s.journal)
-	slices.SortStableFunc(log, func(a, b eventlog.Envelope) int { return int(a.Seq - b.Seq) })
+	log := dedupe(s.journal)
 	for i := range log {
 		if i > 0 && log[i].Seq != log[i-1].Seq+1 {
 			return nil, fmt.Errorf("journal gap: seq %d follows %d", log[i].Seq, log[i-1].Seq)
@@ -54,6 +65,35 @@ func (s *sources) restore() ([]eventlog.Envelope, error) {
 			return nil, err
 		}
 		log[i] = env
+	}
+	return log, nil
+}
+
+// dedupe sorts by seq and keeps one of each: a run's tail is in both its
+// Continue-As-New event and the next run's start input.
+func dedupe(envs []eventlog.Envelope) []eventlog.Envelope {
+	log := slices.Clone(envs)
+	slices.SortStableFunc(log, func(a, b eventlog.Envelope) int { return int(a.Seq - b.Seq) })
+	return slices.CompactFunc(log, func(a, b eventlog.Envelope) bool { return a.Seq == b.Seq })
+}
+
+// FromChain returns the session log of a chain of runs (Continue-As-New),
+// given each run's history in order: the whole log from seq 0, gap-free.
+func FromChain(runs ...[]*historypb.HistoryEvent) ([]eventlog.Envelope, error) {
+	s := newSources()
+	for i, events := range runs {
+		if err := s.readRun(events); err != nil {
+			return nil, fmt.Errorf("run %d: %w", i, err)
+		}
+	}
+	log, err := s.restore()
+	if err != nil {
+		return nil, err
+	}
+	for i, env := range log {
+		if env.Seq != int64(i) {
+			return nil, fmt.Errorf("chain log has a gap: seq %d at position %d", env.Seq, i)
+		}
 	}
 	return log, nil
 }

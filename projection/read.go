@@ -7,6 +7,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 
+	"github.com/tetherdev/tether/eventlog"
 	"github.com/tetherdev/tether/signals"
 )
 
@@ -31,6 +32,14 @@ func (s *sources) read(ev *historypb.HistoryEvent) error {
 		return s.completed(a.GetScheduledEventId(), a.GetResult())
 	case enumspb.EVENT_TYPE_MARKER_RECORDED:
 		return s.marker(ev.GetMarkerRecordedEventAttributes())
+	case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW:
+		var next signals.AgentInput
+		if err := s.decode(ev.GetWorkflowExecutionContinuedAsNewEventAttributes().GetInput(), &next); err != nil {
+			return err
+		}
+		if next.Seed != nil { // the run's tail rides in the next run's input
+			s.journal = append(s.journal, next.Seed.Journal.Envelopes()...)
+		}
 	case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED:
 		var res signals.AgentResult
 		if err := s.decode(ev.GetWorkflowExecutionCompletedEventAttributes().GetResult(), &res); err != nil {
@@ -49,6 +58,16 @@ func (s *sources) started(in *commonpb.Payloads) error {
 	s.system = input.Options.SystemPrompt
 	if input.First != nil {
 		s.message(*input.First)
+	}
+	if seed := input.Seed; seed != nil {
+		// Pending messages carried from the previous run, with content.
+		for _, l := range [][]eventlog.Pending{seed.State.Inbox.NextTurn, seed.State.Inbox.NextStep} {
+			for _, p := range l {
+				s.message(signals.Message{ID: p.ID, Content: p.Content})
+			}
+		}
+		// seed.Journal belongs to the previous run: its Continue-As-New
+		// event carries it into that run's history.
 	}
 	return nil
 }

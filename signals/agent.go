@@ -99,6 +99,32 @@ type AgentInput struct {
 	Options AgentOptions `json:"options"`
 	// First, when set, is accepted as a followup before anything else.
 	First *Message `json:"first,omitempty"`
+	// Seed, when set, continues the agent from a previous run.
+	Seed *Seed `json:"seed,omitempty"`
+}
+
+// Seed carries an agent across Continue-As-New: everything the next run needs
+// to go on exactly where the last one stopped. Sequence numbers continue.
+type Seed struct {
+	// State is the folded loop state; State.Len is the next event's seq. Its
+	// inbox holds every pending message with its content.
+	State eventlog.State `json:"state"`
+	// Context is the model-facing conversation derived from the whole log.
+	Context eventlog.ConversationSnapshot `json:"context"`
+	// Selection is the committed model selection; Pending a requested switch.
+	Selection Selection  `json:"selection"`
+	Pending   *Selection `json:"pending,omitempty"`
+	// Recent are the latest accepted message IDs, for duplicate detection.
+	Recent []eventlog.MessageID `json:"recent,omitempty"`
+	// Inline are pending messages no payload carries (made by hooks).
+	Inline []eventlog.MessageID `json:"inline,omitempty"`
+	Made   int                  `json:"made,omitempty"`
+	// PrevRun is the run the seed came from; Runs counts the chain's runs.
+	PrevRun string `json:"prev_run"`
+	Runs    int    `json:"runs"`
+	// Journal is the previous run's log tail no command carried into its
+	// history; the next run's start input carries it.
+	Journal Journal `json:"journal,omitzero"`
 }
 
 // AgentResult is what a disposed agent's workflow returns. Journal is the tail

@@ -108,6 +108,8 @@ type StatusView struct {
 	NextStep []eventlog.Pending `json:"next_step"`
 	LogLen   int64              `json:"log_len"`
 	Disposed bool               `json:"disposed"`
+	// Runs counts the runs of the agent's chain (Continue-As-New).
+	Runs int `json:"runs,omitempty"`
 }
 
 // LogRequest asks for events with From <= seq < To (To 0 = to the end), at
@@ -123,8 +125,15 @@ const DefaultLogPage = 500
 
 // LogPage answers LogQuery. Next is the From of the following page; Next ==
 // Len means the log has been read to its end.
+//
+// A run continued from a seed holds the events from Base on. Asked for
+// events before Base, it answers from Base with Context, the model-facing
+// conversation up to Base, and names PrevRun, the run that holds them.
 type LogPage struct {
-	Events []eventlog.Envelope `json:"events"`
-	Next   int64               `json:"next"`
-	Len    int64               `json:"len"`
+	Events  []eventlog.Envelope            `json:"events"`
+	Next    int64                          `json:"next"`
+	Len     int64                          `json:"len"`
+	Base    int64                          `json:"base,omitempty"`
+	PrevRun string                         `json:"prev_run,omitempty"`
+	Context *eventlog.ConversationSnapshot `json:"context,omitempty"`
 }

@@ -28,6 +28,7 @@ var (
 	ErrAlreadyIdle     = errors.New("agent is already idle")
 	ErrDisposed        = errors.New("agent is disposed")
 	ErrDuplicateID     = errors.New("message id was already accepted")
+	ErrContinuing      = errors.New("agent is continuing as new; ask again")
 )
 
 // ValidateMessage checks a message before it is accepted.
@@ -83,6 +84,7 @@ const (
 	RejectDuplicate = "tether.DuplicateMessage"
 	RejectDisposed  = "tether.Disposed"
 	RejectIdle      = "tether.AlreadyIdle"
+	RejectContinue  = "tether.Continuing"
 )
 
 var rejections = []struct {
@@ -92,6 +94,7 @@ var rejections = []struct {
 	{RejectDuplicate, ErrDuplicateID},
 	{RejectDisposed, ErrDisposed},
 	{RejectIdle, ErrAlreadyIdle},
+	{RejectContinue, ErrContinuing},
 }
 
 // RejectionType is the rejection type for a validation error.

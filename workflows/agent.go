@@ -17,10 +17,15 @@ type Agent struct {
 // run is one run of the agent workflow: the core plus the Temporal edge.
 type run struct {
 	cfg    Config
+	opts   signals.AgentOptions
 	core   *Core
 	hooks  chain
-	cancel workflow.CancelFunc // cancels the in-flight command, if any
-	attrs  attrState           // search attribute values last written
+	drains []func() // hand delivered-but-unreceived signals to their handlers
+	// continuing is set once the run decided to continue as new.
+	continuing bool
+	firstTurn  int                 // the last turn before this run
+	cancel     workflow.CancelFunc // cancels the in-flight command, if any
+	attrs      attrState           // search attribute values last written
 }
 
 // Run is the workflow function: validate the input, register handlers, then
@@ -28,9 +33,18 @@ type run struct {
 func (a Agent) Run(ctx workflow.Context, in signals.AgentInput) (signals.AgentResult, error) {
 	cfg := a.Config.withDefaults()
 	info := workflow.GetInfo(ctx)
-	r := &run{cfg: cfg, core: NewCore(info.WorkflowExecution.ID, in.Options, cfg.ToolModes),
+	rc, err := recordRunConfig(ctx, cfg)
+	if err != nil {
+		return signals.AgentResult{}, err
+	}
+	cfg = rc.apply(cfg)
+	r := &run{cfg: cfg, opts: in.Options, core: NewCore(info.WorkflowExecution.ID, in.Options, cfg.ToolModes),
 		hooks: enabledHooks(cfg, in.Options.Hooks)}
 	r.attrs = currentAttrs(ctx)
+	if in.Seed != nil {
+		r.core.Restore(*in.Seed)
+		r.firstTurn = in.Seed.State.Turn
+	}
 	// The first message is accepted before handlers are registered: updates
 	// buffered since the start are validated against a state that has it.
 	if in.First != nil {
@@ -50,6 +64,9 @@ const errInvalidInput = "tether.InvalidInput"
 
 func (r *run) loop(ctx workflow.Context) (signals.AgentResult, error) {
 	for {
+		if r.core.AtBoundary() && r.shouldContinueAsNew(ctx) {
+			return signals.AgentResult{}, r.continueAsNew(ctx)
+		}
 		switch cmd := r.core.Next(workflow.Now(ctx)).(type) {
 		case AwaitWork:
 			r.journal(ctx, cmd.Journal)

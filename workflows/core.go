@@ -49,8 +49,15 @@ type Core struct {
 	base    int64               // seq of log[0]
 	journal []eventlog.Envelope // history form of events no command has carried yet
 	seen    map[eventlog.MessageID]bool
+	recent  []eventlog.MessageID        // seen, oldest first, bounded
 	inline  map[eventlog.MessageID]bool // messages no payload carries (made by hooks)
 	made    int                         // messages made by hooks so far
+
+	// A run continued from a seed: the conversation up to base, the run it
+	// came from, and how many runs the chain has had.
+	context eventlog.ConversationSnapshot
+	prevRun string
+	runs    int
 
 	phase     phase
 	last      stepOutcome
@@ -88,6 +95,52 @@ func NewCore(agentID string, opts signals.AgentOptions, modes map[string]signals
 		inline:    map[eventlog.MessageID]bool{},
 		selection: signals.Selection{Provider: opts.Provider, Model: opts.Model, Effort: opts.Effort},
 	}
+}
+
+// Restore continues the loop from a seed: the log goes on at seed.State.Len
+// with the state, context, inbox and selection the previous run left.
+func (c *Core) Restore(seed signals.Seed) {
+	c.state, c.base, c.context = seed.State, seed.State.Len, seed.Context
+	c.selection, c.pending = seed.Selection, seed.Pending
+	c.prevRun, c.runs, c.made = seed.PrevRun, seed.Runs, seed.Made
+	for _, id := range seed.Recent {
+		c.remember(id)
+	}
+	for _, id := range seed.Inline {
+		c.inline[id] = true
+	}
+	// seed.Journal is the previous run's tail: its Continue-As-New event
+	// already wrote it to that run's history.
+}
+
+// AtBoundary reports whether the loop is between turns, where it may
+// continue as new.
+func (c *Core) AtBoundary() bool { return c.phase == phaseNoTurn && !c.disposed && c.err == nil }
+
+// Seed captures everything the next run needs. Call it at a boundary; the
+// journal tail moves into the seed.
+func (c *Core) Seed(thisRun string) (signals.Seed, error) {
+	conv := eventlog.RestoreConversation(c.context)
+	for _, env := range c.log {
+		e, err := eventlog.Decode(env)
+		if err != nil {
+			return signals.Seed{}, err
+		}
+		conv.Apply(e)
+	}
+	var inline []eventlog.MessageID
+	for _, l := range [][]eventlog.Pending{c.state.Inbox.NextStep, c.state.Inbox.NextTurn} {
+		for _, p := range l {
+			if c.inline[p.ID] {
+				inline = append(inline, p.ID)
+			}
+		}
+	}
+	return signals.Seed{
+		State: c.state, Context: conv.Snapshot(), Selection: c.selection, Pending: c.pending,
+		Recent: append([]eventlog.MessageID(nil), c.recent...), Inline: inline, Made: c.made,
+		PrevRun: thisRun, Runs: c.runs + 1, Journal: c.TakeJournal(),
+	}, c.err
 }
 
 // Err is the first invalid transition the core met, if any.
@@ -140,7 +193,7 @@ func (c *Core) Status() signals.StatusView {
 	return signals.StatusView{
 		Status: s.Status, Turn: s.Turn, Step: s.Step, InTurn: s.InTurn,
 		NextTurn: nonNil(s.Inbox.NextTurn), NextStep: nonNil(s.Inbox.NextStep),
-		LogLen: s.Len, Disposed: c.disposed,
+		LogLen: s.Len, Disposed: c.disposed, Runs: c.runs + 1,
 	}
 }
 

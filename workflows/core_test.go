@@ -143,3 +143,41 @@ func TestPageIsBoundedAndPagesThroughTheLog(t *testing.T) {
 	require.Len(t, p.Events, 1)
 	require.EqualValues(t, 6, p.Next)
 }
+
+func TestSeedCarriesEverythingAndTheLogGoesOn(t *testing.T) {
+	c := NewCore("a1", signals.AgentOptions{Tools: []string{"t"}, SystemPrompt: "sys"}, nil)
+	accept(t, c, "f1", eventlog.NextTurn, true)
+	cmd := drive(c, t0).(CallModel)
+	c.ModelDone(t0, cmd, signals.ModelOutput{Text: "hi", FinishReason: eventlog.FinishStop}, nil)
+	accept(t, c, "f2", eventlog.NextTurn, true) // pending across the switch
+	c.SelectModel(signals.Selection{Provider: "openai", Model: "next"})
+	require.IsType(t, CallModel{}, drive(c, t0)) // turn 2 starts: f2 claimed
+	cmd = drive(c, t0).(CallModel)
+	c.ModelDone(t0, cmd, signals.ModelOutput{Text: "two", FinishReason: eventlog.FinishStop}, nil)
+	accept(t, c, "f3", eventlog.NextStep, false)
+	require.IsType(t, AwaitWork{}, drive(c, t0))
+	require.True(t, c.AtBoundary())
+
+	seed, err := c.Seed("run-1")
+	require.NoError(t, err)
+	require.Equal(t, c.State().Len, seed.State.Len)
+	require.Equal(t, "sys", seed.Context.System)
+	require.Len(t, seed.Context.Messages, 4, "two prompts, two answers")
+	require.Equal(t, []eventlog.Pending{{ID: "f3", Content: "content f3"}}, seed.State.Inbox.NextStep)
+	require.Equal(t, 1, seed.Runs)
+
+	next := NewCore("a1", signals.AgentOptions{Tools: []string{"t"}, SystemPrompt: "sys"}, nil)
+	next.Restore(seed)
+	require.ErrorIs(t, next.CheckMessage(signals.Message{ID: "f2", Content: "again"}), signals.ErrDuplicateID, "duplicates are still detected")
+	page := next.Page(signals.LogRequest{From: 0})
+	require.Equal(t, seed.State.Len, page.Base)
+	require.Equal(t, "run-1", page.PrevRun)
+	require.Equal(t, seed.Context, *page.Context)
+
+	accept(t, next, "f4", eventlog.NextTurn, true)
+	cmd = drive(next, t0).(CallModel)
+	require.Equal(t, 3, cmd.Input.Call.Turn, "turns go on")
+	require.Equal(t, seed.State.Len, cmd.Input.Journal.From, "seq goes on")
+	require.Equal(t, "next", cmd.Input.Call.Model, "the committed selection goes on")
+	require.Equal(t, 2, next.Status().Runs)
+}

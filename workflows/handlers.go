@@ -42,7 +42,7 @@ func (r *run) register(ctx workflow.Context) error {
 	r.receiveSend(ctx)
 	r.receiveCancel(ctx)
 	r.receiveDispose(ctx)
-	receive(ctx, signals.SelectModelSignal.Name, func(s signals.Selection) { r.core.SelectModel(s) })
+	r.drains = append(r.drains, receive(ctx, signals.SelectModelSignal.Name, func(s signals.Selection) { r.core.SelectModel(s) }))
 	if err := r.sendUpdate(ctx); err != nil {
 		return err
 	}
@@ -93,7 +93,10 @@ func (r *run) waitIdleUpdate(ctx workflow.Context) error {
 	idle := func() bool { return !r.core.State().InTurn && !r.core.HasWork() }
 	return workflow.SetUpdateHandlerWithOptions(ctx, signals.WaitIdleUpdate.Name,
 		func(ctx workflow.Context, _ signals.WaitIdle) (signals.StatusView, error) {
-			err := workflow.Await(ctx, func() bool { return idle() || r.core.Disposed() })
+			err := workflow.Await(ctx, func() bool { return idle() || r.core.Disposed() || r.continuing })
+			if err == nil && r.continuing && !idle() {
+				err = reject(signals.ErrContinuing) // ask the next run
+			}
 			return r.core.Status(), err
 		},
 		workflow.UpdateHandlerOptions{Validator: func(workflow.Context, signals.WaitIdle) error {
@@ -120,7 +123,10 @@ func (r *run) queries(ctx workflow.Context) error {
 }
 
 // receive runs a coroutine that hands every signal on name to handle.
-func receive[T any](ctx workflow.Context, name string, handle func(T)) {
+// It returns a drain that hands every signal already delivered but not yet
+// received to handle, without blocking: run before the run ends, so nothing
+// delivered is lost.
+func receive[T any](ctx workflow.Context, name string, handle func(T)) (drain func()) {
 	ch := workflow.GetSignalChannel(ctx, name)
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		for {
@@ -131,36 +137,45 @@ func receive[T any](ctx workflow.Context, name string, handle func(T)) {
 			handle(v)
 		}
 	})
+	return func() {
+		for {
+			var v T
+			if !ch.ReceiveAsync(&v) {
+				return
+			}
+			handle(v)
+		}
+	}
 }
 
 func (r *run) receive(ctx workflow.Context, name string, handle func(signals.Message)) {
-	receive(ctx, name, handle)
+	r.drains = append(r.drains, receive(ctx, name, handle))
 }
 
 func (r *run) receiveSend(ctx workflow.Context) {
-	receive(ctx, signals.SendSignal.Name, func(s signals.Send) {
+	r.drains = append(r.drains, receive(ctx, signals.SendSignal.Name, func(s signals.Send) {
 		if err := signals.ValidateSend(s); err != nil {
 			workflow.GetLogger(ctx).Warn("Message rejected", "message_id", s.ID, "error", err)
 			return
 		}
 		r.accept(ctx, s.Message, route{s.List, s.Wake})
-	})
+	}))
 }
 
 func (r *run) receiveCancel(ctx workflow.Context) {
-	receive(ctx, signals.CancelSignal.Name, func(c signals.Cancel) {
+	r.drains = append(r.drains, receive(ctx, signals.CancelSignal.Name, func(c signals.Cancel) {
 		if r.core.Cancel(workflow.Now(ctx), c.Cause, c.KeepInbox) && r.cancel != nil {
 			r.cancel()
 		}
-	})
+	}))
 }
 
 func (r *run) receiveDispose(ctx workflow.Context) {
-	receive(ctx, signals.DisposeSignal.Name, func(d signals.Dispose) {
+	r.drains = append(r.drains, receive(ctx, signals.DisposeSignal.Name, func(d signals.Dispose) {
 		if r.core.Dispose(workflow.Now(ctx), d.Cause) && r.cancel != nil {
 			r.cancel()
 		}
-	})
+	}))
 }
 
 // reject types a validation error so clients can match it.

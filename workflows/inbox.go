@@ -36,7 +36,7 @@ func (c *Core) Accept(at time.Time, m signals.Message, list eventlog.List, wake 
 		return signals.Ack{}, fmt.Errorf("%w: %q", signals.ErrInvalidList, list)
 	}
 	seq := c.state.Len
-	c.seen[m.ID] = true
+	c.remember(m.ID)
 	c.record(at, eventlog.MessageRef(m.ID), eventlog.InboxInserted{
 		MessageID: m.ID, List: list, Content: m.Content, Wake: wake,
 	})
@@ -113,7 +113,8 @@ func (c *Core) Make(at time.Time, content string, list eventlog.List, wake bool)
 		return signals.Ack{}, err
 	}
 	seq := c.state.Len
-	c.seen[id], c.inline[id] = true, true
+	c.remember(id)
+	c.inline[id] = true
 	c.record(at, "", eventlog.InboxInserted{MessageID: id, List: list, Content: content, Wake: wake})
 	return signals.Ack{MessageID: id, Seq: seq}, c.err
 }
@@ -128,4 +129,17 @@ func (c *Core) msgRef(id eventlog.MessageID) eventlog.Ref {
 		return ""
 	}
 	return eventlog.MessageRef(id)
+}
+
+// MaxRecentIDs bounds the accepted message IDs remembered for duplicate
+// detection (and carried across Continue-As-New).
+const MaxRecentIDs = 1024
+
+func (c *Core) remember(id eventlog.MessageID) {
+	c.seen[id] = true
+	c.recent = append(c.recent, id)
+	if len(c.recent) > MaxRecentIDs {
+		delete(c.seen, c.recent[0])
+		c.recent = c.recent[1:]
+	}
 }

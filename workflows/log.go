@@ -21,7 +21,11 @@ func (c *Core) Page(req signals.LogRequest) signals.LogPage {
 		limit = signals.DefaultLogPage
 	}
 	from := max(req.From, c.base)
-	page := signals.LogPage{Events: []eventlog.Envelope{}, Len: end}
+	page := signals.LogPage{Events: []eventlog.Envelope{}, Len: end, Base: c.base, PrevRun: c.prevRun}
+	if req.From < c.base {
+		ctx := c.context
+		page.Context = &ctx
+	}
 	size := 0
 	for seq := from; seq < to && len(page.Events) < limit; seq++ {
 		env := c.log[seq-c.base]

@@ -41,6 +41,12 @@ type Config struct {
 	// ToolModes are the execution modes of the worker's tools by name;
 	// tools not listed run in parallel.
 	ToolModes map[string]signals.ToolMode
+	// Per-run limits: an agent continues as new at the next turn boundary
+	// once its run reaches one, or when Temporal suggests it. Zero means no
+	// limit of that kind.
+	MaxRunTurns  int
+	MaxRunEvents int
+	MaxRunBytes  int
 }
 
 // Defaults for Config fields left zero.

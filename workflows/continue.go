@@ -1,0 +1,47 @@
+package workflows
+
+import (
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/tetherdev/tether/signals"
+)
+
+// shouldContinueAsNew: Temporal suggests it (history events, size, updates)
+// or one of the configured per-run limits is reached. It is asked only at a
+// turn boundary.
+func (r *run) shouldContinueAsNew(ctx workflow.Context) bool {
+	info := workflow.GetInfo(ctx)
+	c := r.cfg
+	switch {
+	case info.GetContinueAsNewSuggested():
+		return true
+	case c.MaxRunEvents > 0 && info.GetCurrentHistoryLength() >= c.MaxRunEvents:
+		return true
+	case c.MaxRunBytes > 0 && info.GetCurrentHistorySize() >= c.MaxRunBytes:
+		return true
+	case c.MaxRunTurns > 0 && r.core.State().Turn-r.firstTurn >= c.MaxRunTurns:
+		return true
+	}
+	return false
+}
+
+// continueAsNew ends the run at a turn boundary and starts the next one with
+// a seed carrying everything. Handlers finish first, and signals delivered
+// but not yet received are accepted into the inbox, so nothing accepted
+// during the switch is lost; signals arriving after this workflow task are
+// delivered to the next run by Temporal.
+func (r *run) continueAsNew(ctx workflow.Context) error {
+	r.continuing = true
+	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
+		return err
+	}
+	for _, drain := range r.drains {
+		drain()
+	}
+	seed, err := r.core.Seed(workflow.GetInfo(ctx).WorkflowExecution.RunID)
+	if err != nil {
+		return err
+	}
+	workflow.GetLogger(ctx).Info("Continuing as new", "log_len", seed.State.Len, "turn", seed.State.Turn, "runs", seed.Runs)
+	return workflow.NewContinueAsNewError(ctx, signals.AgentWorkflow, signals.AgentInput{Options: r.opts, Seed: &seed})
+}

@@ -1,0 +1,48 @@
+package workflows
+
+import (
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/tetherdev/tether/signals"
+)
+
+// runConfig is the part of the worker's configuration that decides which
+// commands the workflow issues: when to continue as new, whether to write
+// search attributes, the tools' execution modes and the default hooks. It
+// is recorded once per run with a side effect, so a worker restarted with
+// other settings replays every run as it ran; new settings take effect
+// from the next run.
+type runConfig struct {
+	MaxRunTurns        int                         `json:"max_run_turns,omitempty"`
+	MaxRunEvents       int                         `json:"max_run_events,omitempty"`
+	MaxRunBytes        int                         `json:"max_run_bytes,omitempty"`
+	NoSearchAttributes bool                        `json:"no_search_attributes,omitempty"`
+	ToolModes          map[string]signals.ToolMode `json:"tool_modes,omitempty"`
+	DefaultHooks       []string                    `json:"default_hooks"`
+}
+
+// recordRunConfig records cfg's run configuration in history and returns
+// what was recorded (on replay: what was recorded then). Runs started before
+// this change (version DefaultVersion) keep reading the worker's settings.
+func recordRunConfig(ctx workflow.Context, cfg Config) (runConfig, error) {
+	var rc runConfig
+	current := runConfig{
+		MaxRunTurns: cfg.MaxRunTurns, MaxRunEvents: cfg.MaxRunEvents, MaxRunBytes: cfg.MaxRunBytes,
+		NoSearchAttributes: cfg.NoSearchAttributes, ToolModes: cfg.ToolModes, DefaultHooks: cfg.DefaultHooks,
+	}
+	if workflow.GetVersion(ctx, runConfigChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return current, nil
+	}
+	err := workflow.SideEffect(ctx, func(workflow.Context) any { return current }).Get(&rc)
+	return rc, err
+}
+
+// runConfigChange is the GetVersion change ID of recording the run config.
+const runConfigChange = "record-run-config"
+
+// apply puts the recorded settings into cfg.
+func (rc runConfig) apply(cfg Config) Config {
+	cfg.MaxRunTurns, cfg.MaxRunEvents, cfg.MaxRunBytes = rc.MaxRunTurns, rc.MaxRunEvents, rc.MaxRunBytes
+	cfg.NoSearchAttributes, cfg.ToolModes, cfg.DefaultHooks = rc.NoSearchAttributes, rc.ToolModes, rc.DefaultHooks
+	return cfg
+}
