@@ -88,3 +88,22 @@ func ConversationOf(events []Event) []Message {
 	}
 	return c.Messages()
 }
+
+// ConversationSnapshot is a Conversation at a log position, carried across
+// Continue-As-New as the derived model context.
+type ConversationSnapshot struct {
+	System   string    `json:"system,omitempty"`
+	Messages []Message `json:"messages,omitempty"`
+	Position int64     `json:"position"`
+}
+
+// Snapshot captures c.
+func (c *Conversation) Snapshot() ConversationSnapshot {
+	return ConversationSnapshot{System: c.system, Messages: append([]Message(nil), c.messages...), Position: c.applied}
+}
+
+// RestoreConversation is the conversation a snapshot captured; applying the
+// events from s.Position on continues it.
+func RestoreConversation(s ConversationSnapshot) *Conversation {
+	return &Conversation{system: s.System, messages: append([]Message(nil), s.Messages...), applied: s.Position}
+}

@@ -106,6 +106,7 @@ const (
 	EndBlocked   EndReason = "blocked"   // pre-step rejected the claimed batch
 	EndCanceled  EndReason = "canceled"  // cancel aborted the turn
 	EndFailed    EndReason = "failed"    // a terminal failure closed the turn
+	EndBudget    EndReason = "budget"    // a token or cost budget was exhausted
 )
 
 // TurnEnd closes turn Turn.

@@ -71,6 +71,8 @@ type State struct {
 	// OpenCalls are the tool calls of the last assistant message that have no
 	// result yet, in the model's order.
 	OpenCalls []ToolCallRequest `json:"open_calls,omitempty"`
+	// Usage sums the tokens of every model call in the log.
+	Usage Usage `json:"usage"`
 }
 
 // NewState returns the state of an empty log starting at position start.
@@ -117,6 +119,9 @@ func (s *State) apply(e Event) error {
 			return errors.New("assistant message outside a step")
 		}
 		s.OpenCalls = slices.Clone(e.ToolCalls)
+		s.Usage.InputTokens += e.Usage.InputTokens
+		s.Usage.OutputTokens += e.Usage.OutputTokens
+		s.Usage.CachedTokens += e.Usage.CachedTokens
 	case AssistantAttempt:
 	case ToolCall:
 		if !slices.ContainsFunc(s.OpenCalls, func(c ToolCallRequest) bool { return c.ID == e.CallID }) {

@@ -48,6 +48,9 @@ type Agent interface {
 	// SelectModel requests a model switch; it is committed at the next
 	// step boundary and never tears a step already proposed.
 	SelectModel(s signals.Selection)
+	// Cancel aborts the open turn with cause, as the cancel signal does;
+	// pending messages are discarded unless keepInbox.
+	Cancel(cause string, keepInbox bool)
 }
 
 // Step describes the proposed step.

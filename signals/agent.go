@@ -40,6 +40,36 @@ type AgentOptions struct {
 	// MaxParallelTools bounds the tool calls of one step running at once;
 	// 0 means DefaultMaxParallelTools.
 	MaxParallelTools int `json:"max_parallel_tools,omitempty"`
+	// Budget bounds what the agent may spend over its whole life.
+	Budget *Budget `json:"budget,omitempty"`
+}
+
+// Budget bounds an agent's spending across its whole chain of runs. When a
+// token or cost budget is exhausted, a turn ends with reason budget before
+// its next model call. MaxTurns and MaxStepsPerTurn are enforced by the
+// turn-budget policy hook (hook.TurnBudget).
+type Budget struct {
+	MaxTokens int64   `json:"max_tokens,omitempty"` // input + output tokens
+	MaxCost   float64 `json:"max_cost,omitempty"`   // in the currency of Prices
+	Prices    Prices  `json:"prices,omitzero"`      // per million tokens
+	MaxTurns  int     `json:"max_turns,omitempty"`  // turn-budget hook
+	MaxSteps  int     `json:"max_steps,omitempty"`  // per turn, turn-budget hook
+}
+
+// Prices are costs per million tokens.
+type Prices struct {
+	Input  float64 `json:"input,omitempty"`
+	Output float64 `json:"output,omitempty"`
+	Cached float64 `json:"cached,omitempty"` // cached input tokens, billed instead of Input
+}
+
+// Cost is what usage costs at these prices.
+func (p Prices) Cost(u eventlog.Usage) float64 {
+	fresh := u.InputTokens - u.CachedTokens
+	if fresh < 0 {
+		fresh = 0
+	}
+	return (float64(fresh)*p.Input + float64(u.CachedTokens)*p.Cached + float64(u.OutputTokens)*p.Output) / 1e6
 }
 
 // DefaultMaxParallelTools bounds a step's concurrent tool calls.

@@ -148,7 +148,7 @@ func TestSeedCarriesEverythingAndTheLogGoesOn(t *testing.T) {
 	c := NewCore("a1", signals.AgentOptions{Tools: []string{"t"}, SystemPrompt: "sys"}, nil)
 	accept(t, c, "f1", eventlog.NextTurn, true)
 	cmd := drive(c, t0).(CallModel)
-	c.ModelDone(t0, cmd, signals.ModelOutput{Text: "hi", FinishReason: eventlog.FinishStop}, nil)
+	c.ModelDone(t0, cmd, signals.ModelOutput{Text: "hi", FinishReason: eventlog.FinishStop, Usage: eventlog.Usage{InputTokens: 7, OutputTokens: 3}}, nil)
 	accept(t, c, "f2", eventlog.NextTurn, true) // pending across the switch
 	c.SelectModel(signals.Selection{Provider: "openai", Model: "next"})
 	require.IsType(t, CallModel{}, drive(c, t0)) // turn 2 starts: f2 claimed
@@ -165,6 +165,7 @@ func TestSeedCarriesEverythingAndTheLogGoesOn(t *testing.T) {
 	require.Len(t, seed.Context.Messages, 4, "two prompts, two answers")
 	require.Equal(t, []eventlog.Pending{{ID: "f3", Content: "content f3"}}, seed.State.Inbox.NextStep)
 	require.Equal(t, 1, seed.Runs)
+	require.Equal(t, c.State().Usage, seed.State.Usage, "usage, and so budgets, carry over")
 
 	next := NewCore("a1", signals.AgentOptions{Tools: []string{"t"}, SystemPrompt: "sys"}, nil)
 	next.Restore(seed)

@@ -183,3 +183,12 @@ func (h *harness) failingTool(name string, err error) {
 
 // at0 is the recorded time of the i-th event of the last log read.
 func (h *harness) at0(i int) time.Time { return h.times[i] }
+
+// status reads the status query.
+func (h *harness) status() signals.StatusView {
+	v, err := h.env.QueryWorkflow(signals.StatusQuery.Name)
+	require.NoError(h.t, err)
+	var st signals.StatusView
+	require.NoError(h.t, v.Get(&st))
+	return st
+}

@@ -123,3 +123,7 @@ func (v view) Inject(content string) error {
 }
 
 func (v view) SelectModel(s signals.Selection) { v.r.core.SelectModel(s) }
+
+func (v view) Cancel(cause string, keepInbox bool) {
+	v.r.core.Cancel(workflow.Now(v.ctx), cause, keepInbox)
+}

@@ -408,3 +408,79 @@ func TestEmptyHookListDisablesTheDefaultHooks(t *testing.T) {
 	evs := h.run(opts, "go", time.Hour)
 	require.Len(t, only[eventlog.TurnStart](evs), 1, "no retry turn without the retry hook")
 }
+
+func withUsage(out signals.ModelOutput, tokens int64) signals.ModelOutput {
+	out.Usage = eventlog.Usage{InputTokens: tokens / 2, OutputTokens: tokens / 2}
+	return out
+}
+
+func TestTokenBudgetStopsTheTurnBeforeTheNextModelCallWithARecordedReason(t *testing.T) {
+	calls := 0
+	h := newHarness(t, func(signals.ModelInput) (signals.ModelOutput, error) {
+		calls++
+		return withUsage(answer("ok"), 600), nil
+	})
+	h.signal(time.Minute, signals.FollowupSignal.Name, signals.Message{ID: "f1", Content: "two"})
+	h.signal(2*time.Minute, signals.FollowupSignal.Name, signals.Message{ID: "f2", Content: "three"})
+	opts := tools
+	opts.Budget = &signals.Budget{MaxTokens: 1000}
+	evs := h.run(opts, "one", time.Hour)
+
+	require.Equal(t, 2, calls, "no model call once the budget is spent")
+	end := only[eventlog.TurnEnd](evs)[2]
+	require.Equal(t, eventlog.EndBudget, end.Reason)
+	require.Equal(t, "token budget exhausted: 1200 of 1000 tokens used", end.Error)
+	require.Equal(t, eventlog.EndBudget, eventlog.ConsumedWork(evs)["f2"].TurnEnd, "the message is answered, not retried forever")
+}
+
+func TestCostBudgetCountsCachedTokensAtTheirPrice(t *testing.T) {
+	h := newHarness(t, func(signals.ModelInput) (signals.ModelOutput, error) {
+		out := answer("ok")
+		out.Usage = eventlog.Usage{InputTokens: 1_000_000, CachedTokens: 800_000, OutputTokens: 100_000}
+		return out, nil
+	})
+	h.signal(time.Minute, signals.FollowupSignal.Name, signals.Message{ID: "f1", Content: "again"})
+	opts := tools
+	// 0.2M fresh × 3 + 0.8M cached × 0.3 + 0.1M out × 15 = 0.6 + 0.24 + 1.5 = 2.34 a call.
+	opts.Budget = &signals.Budget{MaxCost: 2, Prices: signals.Prices{Input: 3, Cached: 0.3, Output: 15}}
+	evs := h.run(opts, "go", time.Hour)
+	end := only[eventlog.TurnEnd](evs)[1]
+	require.Equal(t, eventlog.EndBudget, end.Reason)
+	require.Equal(t, "cost budget exhausted: 2.3400 of 2.0000 spent", end.Error)
+}
+
+func TestTurnBudgetHookCancelsARunawayTurnAtTurnStopping(t *testing.T) {
+	keepGoing := hook.Hook{Name: "keep-going", TurnStopping: func(_ workflow.Context, a hook.Agent) error {
+		return a.Steer("keep going")
+	}}
+	h := newHarnessWith(t, withHooks(keepGoing, hook.TurnBudget()), byStep(nil))
+	opts := tools
+	opts.Budget = &signals.Budget{MaxSteps: 3}
+	evs := h.run(opts, "go", time.Hour)
+	require.Len(t, only[eventlog.StepStart](evs), 3)
+	end := only[eventlog.TurnEnd](evs)[0]
+	require.Equal(t, eventlog.EndCanceled, end.Reason)
+	require.Equal(t, "turn budget exhausted: 3 of 3 steps in turn 1", end.Error)
+	require.Empty(t, h.status().NextStep, "the steering that would continue it is discarded")
+}
+
+func TestTurnBudgetHookRejectsTurnsPastTheBudget(t *testing.T) {
+	h := newHarnessWith(t, withHooks(hook.TurnBudget()), byStep(nil))
+	h.signal(time.Minute, signals.FollowupSignal.Name, signals.Message{ID: "f1", Content: "two"})
+	opts := tools
+	opts.Budget = &signals.Budget{MaxTurns: 1}
+	evs := h.run(opts, "one", time.Hour)
+	ends := only[eventlog.TurnEnd](evs)
+	require.Equal(t, eventlog.EndCompleted, ends[0].Reason)
+	require.Equal(t, eventlog.EndBlocked, ends[1].Reason)
+	require.Equal(t, "turn budget exhausted: 1 turns allowed", ends[1].Error)
+}
+
+func TestTurnBudgetLetsATurnThatStopsByItselfComplete(t *testing.T) {
+	h := newHarnessWith(t, withHooks(hook.TurnBudget()), byStep(map[string]signals.ModelOutput{"1.1": calls("fast")}))
+	h.tool("fast", time.Second)
+	opts := tools
+	opts.Budget = &signals.Budget{MaxSteps: 2}
+	evs := h.run(opts, "go", time.Hour)
+	require.Equal(t, eventlog.EndCompleted, only[eventlog.TurnEnd](evs)[0].Reason)
+}

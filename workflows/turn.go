@@ -38,7 +38,26 @@ func (c *Core) propose(now time.Time) {
 	default:
 		c.claim(now, first && !c.retryTurn) // a retry turn takes no new prompt
 		c.phase = phaseBoundary
+		if why := c.overBudget(); why != "" { // claimed, so the work is answered, not retried forever
+			c.endTurn(now, eventlog.EndBudget, why)
+		}
 	}
+}
+
+// overBudget says why the agent may not make another model call, if so.
+func (c *Core) overBudget() string {
+	b := c.opts.Budget
+	if b == nil {
+		return ""
+	}
+	u := c.state.Usage
+	if used := u.InputTokens + u.OutputTokens; b.MaxTokens > 0 && used >= b.MaxTokens {
+		return fmt.Sprintf("token budget exhausted: %d of %d tokens used", used, b.MaxTokens)
+	}
+	if cost := b.Prices.Cost(u); b.MaxCost > 0 && cost >= b.MaxCost {
+		return fmt.Sprintf("cost budget exhausted: %.4f of %.4f spent", cost, b.MaxCost)
+	}
+	return ""
 }
 
 // wantsStep: tool calls that did not conclude, or steering that wakes.
@@ -58,6 +77,10 @@ func (c *Core) steeringPending() bool {
 // stopped is called once the turn-stopping hooks settled: steering they
 // recorded takes another step, otherwise the turn ends.
 func (c *Core) stopped(now time.Time) {
+	if c.cancelCause != "" { // a policy hook canceled the turn
+		c.endTurn(now, eventlog.EndCanceled, c.cancelCause)
+		return
+	}
 	if c.steeringPending() {
 		c.last = stepOutcome{}
 		c.phase = phaseProposal

@@ -32,7 +32,9 @@ func toAssistant(m *sdk.Message) (eventlog.AssistantMessage, error) {
 		Text:      text.String(),
 		ToolCalls: calls,
 		Usage: eventlog.Usage{
-			InputTokens:  m.Usage.InputTokens,
+			// Anthropic's input_tokens exclude cache reads; the loop counts
+			// every prompt token as input, cached ones also as cached.
+			InputTokens:  m.Usage.InputTokens + m.Usage.CacheReadInputTokens,
 			OutputTokens: m.Usage.OutputTokens,
 			CachedTokens: m.Usage.CacheReadInputTokens,
 		},

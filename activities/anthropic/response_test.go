@@ -30,7 +30,7 @@ func TestCompleteMapsResponse(t *testing.T) {
 			body: "messages_text.json",
 			want: eventlog.AssistantMessage{
 				Text:         "The capital of France is Paris.",
-				Usage:        eventlog.Usage{InputTokens: 312, OutputTokens: 10, CachedTokens: 1792},
+				Usage:        eventlog.Usage{InputTokens: 312 + 1792, OutputTokens: 10, CachedTokens: 1792},
 				FinishReason: eventlog.FinishStop, Provider: "anthropic", Model: "claude-sonnet-4-5-20250929",
 			},
 		},

@@ -47,7 +47,7 @@ func TestStreamEmitsDeltasInOrderAndAssemblesMessage(t *testing.T) {
 			chunks: []llm.Chunk{{Text: "The capital"}, {Text: " of France is"}, {Text: " Paris."}},
 			want: eventlog.AssistantMessage{
 				Text:         "The capital of France is Paris.",
-				Usage:        eventlog.Usage{InputTokens: 312, OutputTokens: 10, CachedTokens: 1792},
+				Usage:        eventlog.Usage{InputTokens: 312 + 1792, OutputTokens: 10, CachedTokens: 1792},
 				FinishReason: eventlog.FinishStop, Provider: "anthropic", Model: sonnet,
 			},
 		},
