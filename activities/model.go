@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -97,7 +98,7 @@ func (m *Model) Call(ctx context.Context, in signals.ModelInput) (signals.ModelO
 	// Heartbeat for the whole attempt: reading the log can wait on a
 	// workflow whose worker just died, and a silent model may think long.
 	// A streaming call's heartbeats carry its locator.
-	w, locator := m.open(ctx, p)
+	w, locator := m.open(ctx, p, in)
 	stop := heartbeat(ctx, m.HeartbeatEvery, locator...)
 	defer stop()
 	req, err := m.request(ctx, in)
@@ -116,9 +117,36 @@ func (m *Model) Call(ctx context.Context, in signals.ModelInput) (signals.ModelO
 	return out, nil
 }
 
+// SummarizerPrompt is the system prompt of a compaction call.
+const SummarizerPrompt = "You summarize conversations between a user, an assistant and its tools. " +
+	"Write a concise summary that preserves every fact, decision, open question and tool result " +
+	"the assistant still needs. Reply with the summary only."
+
+// summaryRequest asks for a summary of the conversation but its last keep
+// messages, rendered as a transcript, without tools.
+func summaryRequest(call signals.CallConfig, msgs []eventlog.Message, keep int) llm.Request {
+	var b strings.Builder
+	body := msgs
+	if len(body) > 0 && body[0].Role == eventlog.RoleSystem {
+		fmt.Fprintf(&b, "system: %s\n", body[0].Content)
+		body = body[1:]
+	}
+	for _, m := range body[:max(0, len(body)-keep)] {
+		fmt.Fprintf(&b, "%s: %s", m.Role, m.Content)
+		for _, c := range m.ToolCalls {
+			fmt.Fprintf(&b, " [calls %s %s]", c.Name, c.Arguments)
+		}
+		b.WriteString("\n")
+	}
+	return llm.Request{Model: call.Model, MaxTokens: call.MaxTokens, Messages: []eventlog.Message{
+		{Role: eventlog.RoleSystem, Content: SummarizerPrompt},
+		{Role: eventlog.RoleUser, Content: "Summarize this conversation:\n\n" + b.String()},
+	}}
+}
+
 // open starts the live stream of this attempt when the provider streams.
-func (m *Model) open(ctx context.Context, p Provider) (ChunkWriter, []any) {
-	if _, ok := p.(Streamer); !ok || m.Streams == nil {
+func (m *Model) open(ctx context.Context, p Provider, in signals.ModelInput) (ChunkWriter, []any) {
+	if _, ok := p.(Streamer); !ok || m.Streams == nil || in.Call.Summarize != nil {
 		return nil, nil
 	}
 	info := activity.GetInfo(ctx)
@@ -151,6 +179,9 @@ func (m *Model) request(ctx context.Context, in signals.ModelInput) (llm.Request
 	if err != nil {
 		// The workflow is reachable again after a restart; retry.
 		return llm.Request{}, temporal.NewApplicationError(err.Error(), ErrLogUnavailable)
+	}
+	if s := in.Call.Summarize; s != nil {
+		return summaryRequest(in.Call, msgs, s.Keep), nil
 	}
 	return llm.Request{Model: in.Call.Model, MaxTokens: in.Call.MaxTokens, Effort: in.Call.Effort, Messages: msgs, Tools: specs}, nil
 }

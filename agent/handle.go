@@ -228,3 +228,10 @@ func (h *Handle) mapErr(ctx context.Context, op string, err error) error {
 	}
 	return fmt.Errorf("%s: %w: %s is %s", op, ErrClosed, h.ID, desc.GetWorkflowExecutionInfo().GetStatus())
 }
+
+// RunMaintenance runs a maintenance task (signals.TaskCompact) in the
+// agent's next true idle phase and returns when it is done (seed 003's
+// runMaintenance). A message arriving meanwhile waits for it.
+func (h *Handle) RunMaintenance(ctx context.Context, task signals.MaintenanceTask) (signals.Maintained, error) {
+	return update(ctx, h, signals.MaintainUpdate, "", signals.Maintain{Task: task})
+}

@@ -50,7 +50,7 @@ func ConsumedWork(events []Event) map[MessageID]Outcome {
 		case TurnEnd:
 			closeTurn(out, open, e)
 		case StepStart, StepEnd, SystemMessage, UserMessage, RuntimeContext, AssistantMessage, AssistantAttempt,
-			ToolCall, ToolResult, StatusChanged:
+			ToolCall, ToolResult, StatusChanged, ContextPruned, ContextCompacted:
 		}
 	}
 	return out

@@ -1,5 +1,7 @@
 package eventlog
 
+import "slices"
+
 // Role is who speaks a model-facing message.
 type Role string
 
@@ -9,6 +11,32 @@ const (
 	RoleAssistant Role = "assistant"
 	RoleTool      Role = "tool"
 )
+
+// SummaryPrefix introduces a compaction summary to the model.
+const SummaryPrefix = "[summary of the earlier conversation]\n"
+
+// PrunedNotice replaces a pruned tool result's content.
+const PrunedNotice = "[tool result pruned to save context; it is in the session log]"
+
+func (c *Conversation) prune(ids []string) {
+	for i, m := range c.messages {
+		if m.Role == RoleTool && slices.Contains(ids, m.ToolCallID) {
+			c.messages[i].Content = PrunedNotice
+		}
+	}
+}
+
+// Chars is the size of the conversation's content, for token estimates.
+func (c *Conversation) Chars() int {
+	n := len(c.system)
+	for _, m := range c.messages {
+		n += len(m.Content)
+		for _, tc := range m.ToolCalls {
+			n += len(tc.Name) + len(tc.Arguments)
+		}
+	}
+	return n
+}
 
 // RuntimeContextPrefix introduces a runtime-context snapshot to the model.
 const RuntimeContextPrefix = "[runtime context]\n"
@@ -54,6 +82,12 @@ func (c *Conversation) Apply(e Event) {
 		c.messages = append(c.messages, Message{
 			Role: RoleTool, Content: e.Content, ToolCallID: e.CallID, Name: e.Name, IsError: e.IsError,
 		})
+	case ContextPruned:
+		c.prune(e.CallIDs)
+	case ContextCompacted:
+		keep := min(max(e.Keep, 0), len(c.messages))
+		kept := c.messages[len(c.messages)-keep:]
+		c.messages = append([]Message{{Role: RoleUser, Content: SummaryPrefix + e.Text}}, kept...)
 	case InboxInserted, InboxClaimed, InboxDiscarded, TurnStart, TurnEnd, StepStart, StepEnd,
 		AssistantAttempt, ToolCall, StatusChanged:
 	}

@@ -80,6 +80,10 @@ func Decode(env Envelope) (Event, error) {
 		return decodeAs[ToolResult](env)
 	case TypeStatus:
 		return decodeAs[StatusChanged](env)
+	case TypeContextPruned:
+		return decodeAs[ContextPruned](env)
+	case TypeContextCompacted:
+		return decodeAs[ContextCompacted](env)
 	default:
 		return nil, fmt.Errorf("%w: %q (seq %d)", ErrUnknownType, env.Type, env.Seq)
 	}

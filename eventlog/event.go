@@ -32,6 +32,8 @@ const (
 	TypeToolCall         Type = "tool/call"
 	TypeToolResult       Type = "tool/result"
 	TypeStatus           Type = "status"
+	TypeContextPruned    Type = "context/pruned"
+	TypeContextCompacted Type = "context/compacted"
 )
 
 // Types lists every event type in a stable order (tests and golden files).
@@ -39,7 +41,7 @@ var Types = []Type{
 	TypeInboxInserted, TypeInboxClaimed, TypeInboxDiscarded,
 	TypeTurnStart, TypeTurnEnd, TypeStepStart, TypeStepEnd,
 	TypeSystemMessage, TypeUserMessage, TypeRuntimeContext, TypeAssistantMessage, TypeAssistantAttempt,
-	TypeToolCall, TypeToolResult, TypeStatus,
+	TypeToolCall, TypeToolResult, TypeStatus, TypeContextPruned, TypeContextCompacted,
 }
 
 // MessageID identifies one accepted inbox message for its whole life:
@@ -207,6 +209,19 @@ type ToolResult struct {
 	ConcludesTurn bool   `json:"concludes_turn,omitempty"`
 }
 
+// ContextPruned replaces the content of old tool results in the model's
+// context by a notice; the log keeps them.
+type ContextPruned struct {
+	CallIDs []string `json:"call_ids"`
+}
+
+// ContextCompacted replaces the model's context before its last Keep
+// messages by a summary (Text), produced by a model activity.
+type ContextCompacted struct {
+	Text string `json:"text,omitempty"`
+	Keep int    `json:"keep"`
+}
+
 // Status is whole-agent activity. Lifetime (created…disposed) is not a status.
 type Status string
 
@@ -235,6 +250,8 @@ func (AssistantAttempt) Type() Type { return TypeAssistantAttempt }
 func (ToolCall) Type() Type         { return TypeToolCall }
 func (ToolResult) Type() Type       { return TypeToolResult }
 func (StatusChanged) Type() Type    { return TypeStatus }
+func (ContextPruned) Type() Type    { return TypeContextPruned }
+func (ContextCompacted) Type() Type { return TypeContextCompacted }
 
 func (InboxInserted) isEvent()    {}
 func (InboxClaimed) isEvent()     {}
@@ -251,3 +268,5 @@ func (AssistantAttempt) isEvent() {}
 func (ToolCall) isEvent()         {}
 func (ToolResult) isEvent()       {}
 func (StatusChanged) isEvent()    {}
+func (ContextPruned) isEvent()    {}
+func (ContextCompacted) isEvent() {}

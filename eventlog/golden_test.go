@@ -37,6 +37,8 @@ var samples = map[Type]Event{
 	TypeToolCall:         ToolCall{CallID: "c1", Name: "read_file", IdempotencyKey: "a1/2/1/c1"},
 	TypeToolResult:       ToolResult{CallID: "c1", Name: "read_file", Content: "file body", IsError: false, ConcludesTurn: true},
 	TypeStatus:           StatusChanged{Status: StatusRunning},
+	TypeContextPruned:    ContextPruned{CallIDs: []string{"c1", "c2"}},
+	TypeContextCompacted: ContextCompacted{Text: "The user asked for X; we found Y.", Keep: 4},
 }
 
 func TestGoldenWireFormat(t *testing.T) {
@@ -109,4 +111,41 @@ func TestStripAndRestoreRoundTrip(t *testing.T) {
 			require.Equal(t, tc.ev, e)
 		})
 	}
+}
+
+func TestCompactionSummaryIsRestoredFromTheSummarizingCallsResult(t *testing.T) {
+	at := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
+	ev := ContextCompacted{Text: "we agreed on Y", Keep: 3}
+	env, err := Encode(5, at, ActivityRef("compact-4-2-1"), ev)
+	require.NoError(t, err)
+	j, err := Strip(env)
+	require.NoError(t, err)
+	require.NotContains(t, string(j.Data), "we agreed")
+	result, err := json.Marshal(AssistantMessage{Text: "we agreed on Y", FinishReason: FinishStop, Usage: Usage{InputTokens: 9}})
+	require.NoError(t, err)
+	back, err := Restore(j, "", result)
+	require.NoError(t, err)
+	got, err := Decode(back)
+	require.NoError(t, err)
+	require.Equal(t, ev, got)
+}
+
+func TestConversationAppliesPruningAndCompaction(t *testing.T) {
+	calls := []ToolCallRequest{{ID: "c1", Name: "t"}}
+	msgs := ConversationOf([]Event{
+		SystemMessage{Content: "sys"},
+		UserMessage{Content: "q1"}, AssistantMessage{ToolCalls: calls}, ToolResult{CallID: "c1", Name: "t", Content: "big"},
+		AssistantMessage{Text: "a1"},
+		ContextPruned{CallIDs: []string{"c1"}},
+		UserMessage{Content: "q2"}, AssistantMessage{Text: "a2"},
+		ContextCompacted{Text: "q1 was answered", Keep: 2},
+	})
+	require.Equal(t, []Message{
+		{Role: RoleSystem, Content: "sys"},
+		{Role: RoleUser, Content: SummaryPrefix + "q1 was answered"},
+		{Role: RoleUser, Content: "q2"}, {Role: RoleAssistant, Content: "a2"},
+	}, msgs)
+	pruned := ConversationOf([]Event{UserMessage{Content: "q"}, AssistantMessage{ToolCalls: calls},
+		ToolResult{CallID: "c1", Name: "t", Content: "big"}, ContextPruned{CallIDs: []string{"c1"}}})
+	require.Equal(t, PrunedNotice, pruned[2].Content)
 }

@@ -29,6 +29,9 @@ func Strip(env Envelope) (Envelope, error) {
 	case SystemMessage:
 		e.Content = ""
 		stripped = e
+	case ContextCompacted: // the summary is the activity result's text
+		e.Text = ""
+		stripped = e
 	default:
 		env.Data = nil
 		return env, nil
@@ -62,6 +65,9 @@ func Restore(env Envelope, content string, whole json.RawMessage) (Envelope, err
 		}
 		return env, nil
 	}
+	if len(whole) > 0 { // fields from the referenced object, then the kept ones
+		return restoreMerged(env, whole)
+	}
 	e, err := Decode(env)
 	if err != nil {
 		return Envelope{}, err
@@ -82,6 +88,33 @@ func Restore(env Envelope, content string, whole json.RawMessage) (Envelope, err
 		return Envelope{}, fmt.Errorf("restore %s (seq %d): no content field for ref %s", env.Type, env.Seq, env.Ref)
 	}
 	env.Data, err = json.Marshal(filled)
+	if err != nil {
+		return Envelope{}, fmt.Errorf("restore %s (seq %d): %w", env.Type, env.Seq, err)
+	}
+	return env, nil
+}
+
+// restoreMerged decodes the referenced object into the event, then the
+// fields the journal kept over it.
+func restoreMerged(env Envelope, whole json.RawMessage) (Envelope, error) {
+	kept := env.Data
+	env.Data = whole
+	e, err := Decode(env)
+	if err != nil {
+		return Envelope{}, err
+	}
+	switch ev := e.(type) {
+	case ContextCompacted:
+		var k ContextCompacted
+		if err := json.Unmarshal(kept, &k); err != nil {
+			return Envelope{}, fmt.Errorf("restore %s (seq %d): %w", env.Type, env.Seq, err)
+		}
+		ev.Keep = k.Keep
+		e = ev
+	default:
+		return Envelope{}, fmt.Errorf("restore %s (seq %d): no merge for ref %s", env.Type, env.Seq, env.Ref)
+	}
+	env.Data, err = json.Marshal(e)
 	if err != nil {
 		return Envelope{}, fmt.Errorf("restore %s (seq %d): %w", env.Type, env.Seq, err)
 	}

@@ -51,6 +51,12 @@ type Agent interface {
 	// Cancel aborts the open turn with cause, as the cancel signal does;
 	// pending messages are discarded unless keepInbox.
 	Cancel(cause string, keepInbox bool)
+	// ContextTokens estimates the model context's size.
+	ContextTokens() int
+	// Compact prunes old tool results and, when still above target (or
+	// force), summarises the context with a model activity; both are
+	// recorded. It reports whether the context shrank.
+	Compact(ctx workflow.Context, force bool) (bool, error)
 }
 
 // Step describes the proposed step.

@@ -90,5 +90,5 @@ func Backoff(p signals.RetryPolicy, n int, retryAfter time.Duration) time.Durati
 // options name none. They run in workflow code: changing this set changes
 // what replays, so it is versioned like workflow code.
 func Defaults() (hooks []Hook, enabled []string) {
-	return []Hook{Retry(), TurnBudget()}, []string{RetryName, TurnBudgetName}
+	return []Hook{Compaction(), Retry(), TurnBudget()}, []string{CompactionName, RetryName, TurnBudgetName}
 }

@@ -25,6 +25,14 @@ type CallConfig struct {
 	Tools     []string `json:"tools,omitempty"`
 	Turn      int      `json:"turn"`
 	Step      int      `json:"step"`
+	// Summarize, when set, asks for a summary of the conversation except
+	// its last Keep messages instead of the next assistant message.
+	Summarize *Summarize `json:"summarize,omitempty"`
+}
+
+// Summarize is a compaction request.
+type Summarize struct {
+	Keep int `json:"keep"`
 }
 
 // ModelInput is the input of ModelActivity: a reference and a configuration,

@@ -42,6 +42,24 @@ type AgentOptions struct {
 	MaxParallelTools int `json:"max_parallel_tools,omitempty"`
 	// Budget bounds what the agent may spend over its whole life.
 	Budget *Budget `json:"budget,omitempty"`
+	// Compaction configures the compaction hook.
+	Compaction *Compaction `json:"compaction,omitempty"`
+}
+
+// Compaction configures the compaction hook (seed 002's
+// dsh-compaction-basic): a pressure check before each step when Window is
+// set, and recovery from a context_overflow failure always.
+type Compaction struct {
+	// Window is the model's context window in tokens; 0 turns the pressure
+	// check off.
+	Window int `json:"window,omitempty"`
+	// Threshold is the fraction of Window that triggers compaction (0.8).
+	Threshold float64 `json:"threshold,omitempty"`
+	// KeepRecent messages are kept verbatim (8).
+	KeepRecent int `json:"keep_recent,omitempty"`
+	// PruneOver prunes older tool results longer than this many bytes
+	// before summarising (2048); negative turns pruning off.
+	PruneOver int `json:"prune_over,omitempty"`
 }
 
 // Budget bounds an agent's spending across its whole chain of runs. When a

@@ -32,6 +32,9 @@ var (
 	SteerUpdate    = Update[Message, Ack]{Name: "steer"}
 	InjectUpdate   = Update[Message, Ack]{Name: "inject"}
 	SendUpdate     = Update[Send, Ack]{Name: "send"}
+	// MaintainUpdate runs a maintenance task in the agent's next true idle
+	// phase and answers when it is done (seed 003's runMaintenance).
+	MaintainUpdate = Update[Maintain, Maintained]{Name: "maintain"}
 	// WaitIdleUpdate returns once the agent is idle with no wakeful work
 	// pending, or disposed. Its validator rejects with ErrAlreadyIdle when
 	// there is nothing to wait for, so an idle agent's history is untouched.
@@ -76,6 +79,25 @@ type Dispose struct {
 type Ack struct {
 	MessageID eventlog.MessageID `json:"message_id"`
 	Seq       int64              `json:"seq"` // position of its inbox/inserted event
+}
+
+// MaintenanceTask names a maintenance task.
+type MaintenanceTask string
+
+// TaskCompact compacts the agent's model context.
+const TaskCompact MaintenanceTask = "compact"
+
+// Maintain is the argument of MaintainUpdate.
+type Maintain struct {
+	Task MaintenanceTask `json:"task"`
+}
+
+// Maintained answers MaintainUpdate.
+type Maintained struct {
+	Task MaintenanceTask `json:"task"`
+	// ContextTokens before and after the task (estimated).
+	Before int `json:"before"`
+	After  int `json:"after"`
 }
 
 // WaitIdle is the argument of WaitIdleUpdate.

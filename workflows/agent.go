@@ -22,10 +22,12 @@ type run struct {
 	hooks  chain
 	drains []func() // hand delivered-but-unreceived signals to their handlers
 	// continuing is set once the run decided to continue as new.
-	continuing bool
-	firstTurn  int                 // the last turn before this run
-	cancel     workflow.CancelFunc // cancels the in-flight command, if any
-	attrs      attrState           // search attribute values last written
+	continuing  bool
+	maint       maintenance
+	compactions int                 // summaries made in this run (activity IDs)
+	firstTurn   int                 // the last turn before this run
+	cancel      workflow.CancelFunc // cancels the in-flight command, if any
+	attrs       attrState           // search attribute values last written
 }
 
 // Run is the workflow function: validate the input, register handlers, then
@@ -73,7 +75,7 @@ func (r *run) loop(ctx workflow.Context) (signals.AgentResult, error) {
 			r.syncAttrs(ctx)
 			workflow.SetCurrentDetails(ctx, r.details("idle"))
 			err := workflow.Await(ctx, func() bool {
-				return r.core.HasWork() || r.core.Disposed() || r.core.HasJournal()
+				return r.core.HasWork() || r.core.Disposed() || r.core.HasJournal() || r.core.HasMaintenance()
 			})
 			if err != nil {
 				return signals.AgentResult{}, err
@@ -97,6 +99,8 @@ func (r *run) loop(ctx workflow.Context) (signals.AgentResult, error) {
 		case RunTools:
 			workflow.SetCurrentDetails(ctx, r.details("running tools"))
 			r.runTools(ctx, cmd)
+		case RunMaintenance:
+			r.runMaintenance(ctx, cmd)
 		case Finish:
 			r.syncAttrs(ctx)
 			err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })

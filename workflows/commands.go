@@ -81,6 +81,12 @@ type ToolInvocation struct {
 	Input      signals.ToolInput
 }
 
+// RunMaintenance runs one maintenance task in a true idle phase: no turn is
+// open and none is due; a message arriving meanwhile waits for it.
+type RunMaintenance struct {
+	Task signals.MaintenanceTask
+}
+
 // Finish completes the workflow.
 type Finish struct {
 	Result signals.AgentResult
@@ -91,13 +97,14 @@ type Fail struct {
 	Err error
 }
 
-func (AwaitWork) isCommand()     {}
-func (RunHooks) isCommand()      {}
-func (ChooseModel) isCommand()   {}
-func (DecidePreStep) isCommand() {}
-func (ShapeRequest) isCommand()  {}
-func (CallModel) isCommand()     {}
-func (Recover) isCommand()       {}
-func (RunTools) isCommand()      {}
-func (Finish) isCommand()        {}
-func (Fail) isCommand()          {}
+func (AwaitWork) isCommand()      {}
+func (RunHooks) isCommand()       {}
+func (ChooseModel) isCommand()    {}
+func (DecidePreStep) isCommand()  {}
+func (ShapeRequest) isCommand()   {}
+func (CallModel) isCommand()      {}
+func (Recover) isCommand()        {}
+func (RunTools) isCommand()       {}
+func (RunMaintenance) isCommand() {}
+func (Finish) isCommand()         {}
+func (Fail) isCommand()           {}

@@ -38,6 +38,12 @@ func (r *run) continueAsNew(ctx workflow.Context) error {
 	for _, drain := range r.drains {
 		drain()
 	}
+	if r.core.ContextTokens()*4 > r.cfg.MaxSeedBytes {
+		// The seed must stay far below Temporal's payload limit.
+		if _, err := r.compact(ctx, true); err != nil {
+			workflow.GetLogger(ctx).Warn("Compaction before continue-as-new failed", "error", err)
+		}
+	}
 	seed, err := r.core.Seed(workflow.GetInfo(ctx).WorkflowExecution.RunID)
 	if err != nil {
 		return err

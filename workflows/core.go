@@ -73,6 +73,8 @@ type Core struct {
 	callsSeq  int64 // seq of the assistant message asking for calls
 	failure   eventlog.Failure
 
+	maintenance []signals.MaintenanceTask // due in the next true idle phase
+
 	cancelCause string // non-empty: the open turn is being canceled
 	disposed    bool
 	dispose     string // cause
@@ -115,7 +117,9 @@ func (c *Core) Restore(seed signals.Seed) {
 
 // AtBoundary reports whether the loop is between turns, where it may
 // continue as new.
-func (c *Core) AtBoundary() bool { return c.phase == phaseNoTurn && !c.disposed && c.err == nil }
+func (c *Core) AtBoundary() bool {
+	return c.phase == phaseNoTurn && !c.disposed && c.err == nil && len(c.maintenance) == 0
+}
 
 // Seed captures everything the next run needs. Call it at a boundary; the
 // journal tail moves into the seed.

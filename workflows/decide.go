@@ -58,6 +58,9 @@ func (c *Core) idle(now time.Time) Command {
 	switch {
 	case c.disposed:
 		return c.finish(now)
+	case !c.HasWork() && len(c.maintenance) > 0:
+		c.setStatus(now, eventlog.StatusIdle)
+		return RunMaintenance{Task: c.maintenance[0]}
 	case !c.HasWork():
 		c.setStatus(now, eventlog.StatusIdle)
 		return AwaitWork{Journal: c.TakeJournal()}

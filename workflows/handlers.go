@@ -49,6 +49,9 @@ func (r *run) register(ctx workflow.Context) error {
 	if err := r.waitIdleUpdate(ctx); err != nil {
 		return err
 	}
+	if err := r.maintainUpdate(ctx); err != nil {
+		return err
+	}
 	return r.queries(ctx)
 }
 

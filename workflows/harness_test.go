@@ -3,6 +3,7 @@ package workflows
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -50,7 +51,12 @@ func newHarnessWith(t *testing.T, cfg Config, model modelFunc, modelDelay ...tim
 		delay = modelDelay[0]
 	}
 	env.OnActivity(signals.ModelActivity, mock.Anything, mock.Anything).After(delay).
-		Return(func(_ context.Context, in signals.ModelInput) (signals.ModelOutput, error) { return model(in) })
+		Return(func(_ context.Context, in signals.ModelInput) (signals.ModelOutput, error) {
+			if in.Call.Summarize != nil {
+				return answer(summaryText), nil
+			}
+			return model(in)
+		})
 	env.OnUpsertTypedSearchAttributes(mock.Anything).Return(nil)
 	return &harness{t: t, env: env}
 }
@@ -108,6 +114,9 @@ func (h *harness) log() []eventlog.Event {
 	}
 	return evs
 }
+
+// summaryText is what the model answers to every compaction request.
+const summaryText = "summary of the earlier conversation"
 
 // Model replies.
 
@@ -192,3 +201,14 @@ func (h *harness) status() signals.StatusView {
 	require.NoError(h.t, v.Get(&st))
 	return st
 }
+
+// bigTool makes calls of name return content.
+func (h *harness) bigTool(name, content string) {
+	h.env.OnActivity(signals.ToolActivity, mock.Anything, mock.MatchedBy(func(in signals.ToolInput) bool {
+		return in.Name == name
+	})).Return(func(_ context.Context, in signals.ToolInput) (signals.ToolOutput, error) {
+		return signals.ToolOutput{CallID: in.CallID, Name: in.Name, Content: content}, nil
+	})
+}
+
+var errNoOutcome = errors.New("no outcome")

@@ -124,6 +124,10 @@ func (v view) Inject(content string) error {
 
 func (v view) SelectModel(s signals.Selection) { v.r.core.SelectModel(s) }
 
+func (v view) ContextTokens() int { return v.r.core.ContextTokens() }
+
+func (v view) Compact(ctx workflow.Context, force bool) (bool, error) { return v.r.compact(ctx, force) }
+
 func (v view) Cancel(cause string, keepInbox bool) {
 	v.r.core.Cancel(workflow.Now(v.ctx), cause, keepInbox)
 }

@@ -143,3 +143,16 @@ func (c *Core) remember(id eventlog.MessageID) {
 		c.recent = c.recent[1:]
 	}
 }
+
+// Maintain queues a maintenance task for the next true idle phase.
+func (c *Core) Maintain(t signals.MaintenanceTask) { c.maintenance = append(c.maintenance, t) }
+
+// Maintained removes the task that just ran.
+func (c *Core) Maintained() {
+	if len(c.maintenance) > 0 {
+		c.maintenance = c.maintenance[1:]
+	}
+}
+
+// HasMaintenance reports whether maintenance waits for an idle phase.
+func (c *Core) HasMaintenance() bool { return len(c.maintenance) > 0 }

@@ -47,6 +47,9 @@ type Config struct {
 	MaxRunTurns  int
 	MaxRunEvents int
 	MaxRunBytes  int
+	// MaxSeedBytes bounds the model context a Continue-As-New seed carries;
+	// a larger one is compacted first. 0 means DefaultMaxSeedBytes.
+	MaxSeedBytes int
 }
 
 // Defaults for Config fields left zero.
@@ -57,6 +60,8 @@ const (
 	DefaultToolTimeout    = 10 * time.Minute
 	DefaultToolHeartbeat  = 30 * time.Second
 	DefaultToolAttempts   = 3
+	// DefaultMaxSeedBytes keeps a seed far below Temporal's 2 MiB payload limit.
+	DefaultMaxSeedBytes = 512 << 10
 )
 
 func (c Config) withDefaults() Config {
@@ -74,6 +79,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.ToolAttempts <= 0 {
 		c.ToolAttempts = DefaultToolAttempts
+	}
+	if c.MaxSeedBytes <= 0 {
+		c.MaxSeedBytes = DefaultMaxSeedBytes
 	}
 	return c
 }

@@ -28,6 +28,9 @@ func (Provider) Complete(ctx context.Context, req llm.Request) (eventlog.Assista
 	if err := ctx.Err(); err != nil {
 		return eventlog.AssistantMessage{}, llm.Fail(eventlog.FailureCanceled, 0, 0, "canceled", err)
 	}
+	if len(req.Messages) == 2 && strings.HasPrefix(req.Messages[0].Content, "You summarize") {
+		return summary(req), nil
+	}
 	t := readTurn(req.Messages)
 	if !t.hasUser {
 		return eventlog.AssistantMessage{}, llm.Fail(eventlog.FailureInvalidRequest, 400, 0, "conversation has no user message", nil)
@@ -212,4 +215,14 @@ func usage(msgs []eventlog.Message, out eventlog.AssistantMessage) eventlog.Usag
 		o += len(c.Arguments) + len(c.Name)
 	}
 	return eventlog.Usage{InputTokens: int64(in/4 + 1), OutputTokens: int64(o/4 + 1)}
+}
+
+// summary answers a compaction request deterministically: how much it read
+// and how it began.
+func summary(req llm.Request) eventlog.AssistantMessage {
+	transcript := req.Messages[1].Content
+	msg := answer(fmt.Sprintf("Summary of %d lines: %s", strings.Count(transcript, "\n"), clip(transcript, 160)))
+	msg.Model = model(req)
+	msg.Usage = usage(req.Messages, msg)
+	return msg
 }

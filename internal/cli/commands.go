@@ -23,6 +23,24 @@ var commands = map[string]command{
 	"wait":     wait,
 	"log":      reader("log", showLog),
 	"dispose":  dispose,
+	"compact":  compact,
+}
+
+func compact(ctx context.Context, e env, args []string) error {
+	pos, err := parse(flag.NewFlagSet("compact", flag.ContinueOnError), args, "ID")
+	if err != nil {
+		return err
+	}
+	h, err := e.agents.Attach(ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	m, err := h.RunMaintenance(ctx, signals.TaskCompact)
+	if err != nil {
+		return err
+	}
+	e.printf("compacted: ~%d → ~%d tokens\n", m.Before, m.After)
+	return nil
 }
 
 func start(ctx context.Context, e env, args []string) error {

@@ -39,6 +39,7 @@ commands:
   status ID [--json]       idle/running, turn, step and both inbox lists
   wait ID                  wait until the agent is idle
   log ID [--json]          print the session transcript (or the raw log)
+  compact ID               compact the agent's context while it is idle
   dispose ID [--cause C]   end the agent
 
 connection flags (defaults from TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, profiles):
