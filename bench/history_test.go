@@ -15,6 +15,7 @@ import (
 
 	"github.com/tetherdev/tether/activities"
 	"github.com/tetherdev/tether/activities/llm"
+	"github.com/tetherdev/tether/activities/scripted"
 	"github.com/tetherdev/tether/activities/tools"
 	"github.com/tetherdev/tether/agent"
 	"github.com/tetherdev/tether/eventlog"
@@ -64,7 +65,8 @@ func server(b *testing.B) (*temporaltest.TestServer, *agent.Client) {
 	ts.NewWorkerWithOptions(signals.TaskQueue, func(r worker.Registry) {
 		workflows.Register(r, workerfx.WorkflowConfig(workflows.Config{}, nil, reg))
 		activities.Register(r,
-			&activities.Model{Providers: map[string]activities.Provider{"bench": workloadModel{}}, DefaultProvider: "bench", Tools: reg, Log: reader},
+			&activities.Model{Providers: map[string]activities.Provider{"bench": workloadModel{}, scripted.Name: scripted.Provider{}},
+				DefaultProvider: "bench", Tools: reg, Log: reader},
 			&activities.Tool{Runner: reg, Log: reader})
 	}, worker.Options{})
 	return ts, agent.New(c, signals.TaskQueue)
