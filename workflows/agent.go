@@ -67,7 +67,9 @@ const errInvalidInput = "tether.InvalidInput"
 func (r *run) loop(ctx workflow.Context) (signals.AgentResult, error) {
 	for {
 		if r.core.AtBoundary() && r.shouldContinueAsNew(ctx) {
-			return signals.AgentResult{}, r.continueAsNew(ctx)
+			if err := r.continueAsNew(ctx); err != nil {
+				return signals.AgentResult{}, err
+			}
 		}
 		switch cmd := r.core.Next(workflow.Now(ctx)).(type) {
 		case AwaitWork:

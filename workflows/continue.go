@@ -30,6 +30,9 @@ func (r *run) shouldContinueAsNew(ctx workflow.Context) bool {
 // but not yet received are accepted into the inbox, so nothing accepted
 // during the switch is lost; signals arriving after this workflow task are
 // delivered to the next run by Temporal.
+//
+// It returns nil when what the handlers and signals brought (a dispose, new
+// work under a limit that no longer holds) keeps the run going instead.
 func (r *run) continueAsNew(ctx workflow.Context) error {
 	r.continuing = true
 	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
@@ -37,6 +40,10 @@ func (r *run) continueAsNew(ctx workflow.Context) error {
 	}
 	for _, drain := range r.drains {
 		drain()
+	}
+	if !r.core.AtBoundary() { // disposed meanwhile: finish this run instead
+		r.continuing = false
+		return nil
 	}
 	if r.core.ContextTokens()*4 > r.cfg.MaxSeedBytes {
 		// The seed must stay far below Temporal's payload limit.
