@@ -12,12 +12,15 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/tetherdev/tether/activities"
+	"github.com/tetherdev/tether/activities/llm"
 	"github.com/tetherdev/tether/activities/scripted"
 	"github.com/tetherdev/tether/activities/tools"
+	"github.com/tetherdev/tether/eventlog"
 	"github.com/tetherdev/tether/fx/workerfx"
 	"github.com/tetherdev/tether/signals"
 	"github.com/tetherdev/tether/workflows"
@@ -57,7 +60,7 @@ func runWorkerProcess(addr string) int {
 	w := worker.New(c, signals.TaskQueue, worker.Options{})
 	workflows.Register(w, workerfx.WorkflowConfig(workflows.Config{ModelHeartbeat: 2 * time.Second, ToolHeartbeat: 2 * time.Second}, nil, reg))
 	activities.Register(w,
-		&activities.Model{Providers: map[string]activities.Provider{scripted.Name: scripted.Provider{}},
+		&activities.Model{Providers: map[string]activities.Provider{scripted.Name: summaryGate{dir: dir, block: os.Getenv(envWorkerMode) == "block"}},
 			DefaultProvider: scripted.Name, Tools: reg, Log: reader, HeartbeatEvery: 500 * time.Millisecond},
 		&activities.Tool{Runner: reg, Log: reader, HeartbeatEvery: 500 * time.Millisecond})
 	stop := make(chan os.Signal, 1)
@@ -139,4 +142,22 @@ func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// summaryGate is the scripted model, except that in a blocking worker a
+// compaction summary starts (and says so in dir/summary.log) and never
+// finishes: the process dies in the middle of it.
+type summaryGate struct {
+	dir   string
+	block bool
+}
+
+func (g summaryGate) Complete(ctx context.Context, req llm.Request) (eventlog.AssistantMessage, error) {
+	if len(req.Messages) > 0 && strings.HasPrefix(req.Messages[0].Content, "You summarize") {
+		appendLine(g.dir, "summary", "start "+activity.GetInfo(ctx).ActivityID)
+		if g.block {
+			select {}
+		}
+	}
+	return scripted.Provider{}.Complete(ctx, req)
 }

@@ -67,7 +67,7 @@ func (r *run) summarise(ctx workflow.Context, keepRecent int) error {
 		Call:    signals.CallConfig{Provider: sel.Provider, Model: sel.Model, Turn: s.Turn, Step: s.Step, Summarize: &signals.Summarize{Keep: keep}},
 		Journal: r.core.TakeJournal(),
 	}
-	actx := workflow.WithActivityOptions(ctx, r.cfg.modelOptions(id, fmt.Sprintf("compact context turn %d (keep %d)", s.Turn, keep)))
+	actx := workflow.WithActivityOptions(ctx, r.cfg.summaryOptions(id, fmt.Sprintf("compact context turn %d (keep %d)", s.Turn, keep)))
 	var out signals.ModelOutput
 	if err := workflow.ExecuteActivity(actx, signals.ModelActivity, in).Get(actx, &out); err != nil {
 		return fmt.Errorf("summarise context: %w", err)

@@ -104,6 +104,15 @@ func (c Config) modelOptions(id, summary string) workflow.ActivityOptions {
 	}
 }
 
+// summaryOptions: a summary of a fixed log prefix is idempotent, so unlike
+// a model turn it is retried by Temporal, which carries it across a worker
+// crash (heartbeat timeout, then another worker).
+func (c Config) summaryOptions(id, summary string) workflow.ActivityOptions {
+	o := c.modelOptions(id, summary)
+	o.RetryPolicy.MaximumAttempts = c.ToolAttempts
+	return o
+}
+
 func (c Config) toolOptions(id, summary string) workflow.ActivityOptions {
 	return workflow.ActivityOptions{
 		ActivityID:          id,
