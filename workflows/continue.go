@@ -3,6 +3,7 @@ package workflows
 import (
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/tetherdev/tether/eventlog"
 	"github.com/tetherdev/tether/signals"
 )
 
@@ -12,6 +13,11 @@ import (
 func (r *run) shouldContinueAsNew(ctx workflow.Context) bool {
 	info := workflow.GetInfo(ctx)
 	c := r.cfg
+	if inboxBytes(r.core.State().Inbox) > c.MaxSeedBytes {
+		// A flood of large pending messages would not fit in a seed; the
+		// turns it opens drain it, and the run continues as new after.
+		return false
+	}
 	switch {
 	case info.GetContinueAsNewSuggested():
 		return true
@@ -57,4 +63,15 @@ func (r *run) continueAsNew(ctx workflow.Context) error {
 	}
 	workflow.GetLogger(ctx).Info("Continuing as new", "log_len", seed.State.Len, "turn", seed.State.Turn, "runs", seed.Runs)
 	return workflow.NewContinueAsNewError(ctx, signals.AgentWorkflow, signals.AgentInput{Options: r.opts, Seed: &seed})
+}
+
+// inboxBytes is the content size of the pending messages a seed would carry.
+func inboxBytes(in eventlog.Inbox) int {
+	n := 0
+	for _, l := range [][]eventlog.Pending{in.NextTurn, in.NextStep} {
+		for _, p := range l {
+			n += len(p.Content)
+		}
+	}
+	return n
 }
