@@ -126,3 +126,14 @@ func TestContinueAsNewCompactsASeedThatWouldBeTooLarge(t *testing.T) {
 	_, last := evs[len(evs)-1].(eventlog.ContextCompacted)
 	require.True(t, last)
 }
+
+func TestContinueAsNewWaitsWhilePendingMessagesWouldNotFitInASeed(t *testing.T) {
+	cfg := Config{MaxRunTurns: 1, MaxSeedBytes: 10}
+	h := newHarnessWith(t, cfg, byStep(nil), time.Minute)
+	h.signal(30*time.Second, signals.FollowupSignal.Name, signals.Message{ID: "big", Content: "twenty bytes of text"})
+	h.env.ExecuteWorkflow(signals.AgentWorkflow, signals.AgentInput{Options: tools, First: &signals.Message{ID: "m0", Content: "one"}})
+	require.True(t, workflow.IsContinueAsNewError(h.env.GetWorkflowError()))
+	evs := h.log()
+	require.Len(t, only[eventlog.TurnStart](evs), 2, "the large pending message was answered before the switch")
+	require.Equal(t, eventlog.ProgressDone, eventlog.ConsumedWork(evs)["big"].Progress)
+}

@@ -182,11 +182,3 @@ func TestSeedCarriesEverythingAndTheLogGoesOn(t *testing.T) {
 	require.Equal(t, "next", cmd.Input.Call.Model, "the committed selection goes on")
 	require.Equal(t, 2, next.Status().Runs)
 }
-
-func TestInboxBytesCountsBothLists(t *testing.T) {
-	in := eventlog.Inbox{
-		NextTurn: []eventlog.Pending{{ID: "a", Content: "12345"}},
-		NextStep: []eventlog.Pending{{ID: "b", Content: "123"}, {ID: "c", Content: "1"}},
-	}
-	require.Equal(t, 9, inboxBytes(in))
-}
