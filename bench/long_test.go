@@ -62,12 +62,16 @@ func BenchmarkLongLivedAgent(b *testing.B) {
 			b.Fatal(err)
 		}
 		maxEvents, maxBytes := 0, 0
-		for _, run := range runs {
-			size := 0
+		sizes := make([]int, len(runs))
+		for i, run := range runs {
 			for _, ev := range run {
-				size += proto.Size(ev)
+				sizes[i] += proto.Size(ev)
 			}
-			maxEvents, maxBytes = max(maxEvents, len(run)), max(maxBytes, size)
+			maxEvents, maxBytes = max(maxEvents, len(run)), max(maxBytes, sizes[i])
+		}
+		if len(runs) > 2 { // the last run is still open: compare complete runs
+			b.ReportMetric(float64(sizes[0])/1024, "first-run-KiB")
+			b.ReportMetric(float64(sizes[len(sizes)-2])/1024, "last-full-run-KiB")
 		}
 		b.ReportMetric(float64(len(runs)), "runs")
 		b.ReportMetric(float64(maxEvents), "max-run-events")
