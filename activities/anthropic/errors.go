@@ -8,11 +8,9 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
 
@@ -23,7 +21,6 @@ import (
 const (
 	maxMessageBytes = 500      // provider text kept in a failure message
 	maxErrorBody    = 64 << 10 // error response bytes read for classification
-	redacted        = "[redacted]"
 )
 
 // errorTypeStatus is the HTTP status the API gives each error type. An error
@@ -53,7 +50,7 @@ func (p *Provider) failure(ctx context.Context, err error, captured *http.Respon
 		return p.httpFailure(captured)
 	}
 	kind, what := transportKind(ctx, err, captured != nil)
-	return llm.Fail(kind, 0, 0, truncate(p.scrub(what+": "+cause(err))), p.scrubErr(err))
+	return llm.Fail(kind, 0, 0, llm.Truncate(p.scrubber.String(what+": "+llm.Cause(err)), maxMessageBytes), p.scrubber.Err(err))
 }
 
 // streamFailure classifies a failed stream. The SDK reports an error event
@@ -67,13 +64,13 @@ func (p *Provider) streamFailure(ctx context.Context, err error, captured *http.
 		return p.failure(ctx, err, captured)
 	}
 	kind, what := streamKind(ctx, err)
-	return llm.Fail(kind, 0, 0, truncate(p.scrub(what+": "+cause(err))), p.scrubErr(err))
+	return llm.Fail(kind, 0, 0, llm.Truncate(p.scrubber.String(what+": "+llm.Cause(err)), maxMessageBytes), p.scrubber.Err(err))
 }
 
 // httpFailure classifies a non-2xx response. The SDK error is not kept in
 // the chain: it holds the request, x-api-key header included.
 func (p *Provider) httpFailure(res *http.Response) error {
-	body := readBody(res)
+	body := llm.ReadBody(res, maxErrorBody)
 	msg := bodyMessage(body)
 	if msg == "" {
 		msg = fmt.Sprintf("HTTP %d %s", res.StatusCode, http.StatusText(res.StatusCode))
@@ -83,7 +80,7 @@ func (p *Provider) httpFailure(res *http.Response) error {
 		wait = rateLimitReset(res.Header, time.Now())
 	}
 	kind := classify(res.StatusCode, body)
-	return llm.Fail(kind, res.StatusCode, wait, truncate(p.scrub(msg)), fmt.Errorf("http status %d", res.StatusCode))
+	return llm.Fail(kind, res.StatusCode, wait, llm.Truncate(p.scrubber.String(msg), maxMessageBytes), fmt.Errorf("http status %d", res.StatusCode))
 }
 
 // eventFailure classifies an error event received mid-stream. There is no
@@ -95,7 +92,7 @@ func (p *Provider) eventFailure(apiErr *sdk.Error) error {
 		msg = "error event in stream"
 	}
 	kind := classify(errorTypeStatus[typ], body)
-	return llm.Fail(kind, 0, 0, truncate(p.scrub(msg)), fmt.Errorf("stream error event %q", p.scrub(typ)))
+	return llm.Fail(kind, 0, 0, llm.Truncate(p.scrubber.String(msg), maxMessageBytes), fmt.Errorf("stream error event %q", p.scrubber.String(typ)))
 }
 
 // classify refines llm.ClassifyHTTP with Anthropic's wording for a prompt
@@ -164,24 +161,6 @@ func streamKind(ctx context.Context, err error) (eventlog.FailureKind, string) {
 	return kind, what
 }
 
-// cause drops the *url.Error wrapper so the message names the failure, not
-// the URL (which may carry credentials).
-func cause(err error) string {
-	var uerr *url.Error
-	if errors.As(err, &uerr) && uerr.Err != nil {
-		return uerr.Err.Error()
-	}
-	return err.Error()
-}
-
-func readBody(res *http.Response) string {
-	if res.Body == nil {
-		return ""
-	}
-	b, _ := io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
-	return string(b)
-}
-
 // bodyMessage reads Anthropic's {"type":"error","error":{"message":...}} and
 // the shapes gateways in front of it use: {"error":"text"} and
 // {"message":...}.
@@ -206,41 +185,3 @@ func bodyMessage(body string) string {
 	}
 	return strings.TrimSpace(b.Message)
 }
-
-// truncate cuts s to about maxMessageBytes on a rune boundary.
-func truncate(s string) string {
-	if len(s) <= maxMessageBytes {
-		return s
-	}
-	cut := maxMessageBytes
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
-// scrub removes the API key from text a server or the network stack wrote.
-func (p *Provider) scrub(s string) string {
-	if p.apiKey == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, p.apiKey, redacted)
-}
-
-func (p *Provider) scrubErr(err error) error {
-	if p.apiKey == "" {
-		return err
-	}
-	return scrubbedError{msg: p.scrub(err.Error()), err: err}
-}
-
-// scrubbedError keeps err in the chain (errors.Is still sees context errors)
-// while its text, computed once, never shows the secret. It does not hold
-// the secret, so even a %#v print of it is safe.
-type scrubbedError struct {
-	msg string
-	err error
-}
-
-func (e scrubbedError) Error() string { return e.msg }
-func (e scrubbedError) Unwrap() error { return e.err }

@@ -53,7 +53,7 @@ type Provider struct {
 	messages         sdk.MessageService
 	defaultModel     string
 	defaultMaxTokens int64
-	apiKey           string // kept only to scrub it from error text
+	scrubber         llm.Scrubber // removes the API key from error text
 }
 
 // New validates cfg and builds a Provider.
@@ -85,7 +85,7 @@ func New(cfg Config) (*Provider, error) {
 		messages:         sdk.NewMessageService(opts...),
 		defaultModel:     cfg.DefaultModel,
 		defaultMaxTokens: int64(cfg.DefaultMaxTokens),
-		apiKey:           cfg.APIKey,
+		scrubber:         llm.NewScrubber(cfg.APIKey),
 	}, nil
 }
 

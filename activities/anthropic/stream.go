@@ -35,7 +35,7 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request, emit func(llm.Ch
 	for !stopped && stream.Next() {
 		ev := stream.Current()
 		if err := acc.Accumulate(ev); err != nil {
-			return eventlog.AssistantMessage{}, llm.Fail(eventlog.FailureServer, 0, 0, "malformed stream: "+p.scrub(err.Error()), nil)
+			return eventlog.AssistantMessage{}, llm.Fail(eventlog.FailureServer, 0, 0, "malformed stream: "+p.scrubber.String(err.Error()), nil)
 		}
 		if c, ok := chunks.of(ev); ok {
 			emit(c)

@@ -8,11 +8,9 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"github.com/openai/openai-go/v3"
 
@@ -23,7 +21,6 @@ import (
 const (
 	maxMessageBytes = 500      // provider text kept in a failure message
 	maxErrorBody    = 64 << 10 // error response bytes read for classification
-	redacted        = "[redacted]"
 )
 
 // failure turns an SDK error into an *llm.Error. captured is the response the
@@ -33,8 +30,8 @@ func (p *Provider) failure(ctx context.Context, err error, captured *http.Respon
 		return p.httpFailure(err, res)
 	}
 	kind, what := transportKind(ctx, err, captured != nil)
-	msg := p.scrub(what + ": " + cause(err))
-	return llm.Fail(kind, 0, 0, truncate(msg), p.scrubErr(err))
+	msg := p.scrubber.String(what + ": " + llm.Cause(err))
+	return llm.Fail(kind, 0, 0, llm.Truncate(msg, maxMessageBytes), p.scrubber.Err(err))
 }
 
 // errorResponse finds the HTTP error response. The SDK returns *openai.Error
@@ -55,7 +52,7 @@ func errorResponse(err error, captured *http.Response) *http.Response {
 // httpFailure classifies a non-2xx response. The SDK error is not kept in
 // the chain: it holds the request, Authorization header included.
 func (p *Provider) httpFailure(err error, res *http.Response) error {
-	body := readBody(res)
+	body := llm.ReadBody(res, maxErrorBody)
 	msg := apiMessage(err)
 	if msg == "" {
 		msg = bodyMessage(body)
@@ -65,7 +62,7 @@ func (p *Provider) httpFailure(err error, res *http.Response) error {
 	}
 	kind := llm.ClassifyHTTP(res.StatusCode, body)
 	wait := llm.ParseRetryAfter(res.Header, time.Now())
-	return llm.Fail(kind, res.StatusCode, wait, truncate(p.scrub(msg)), fmt.Errorf("http status %d", res.StatusCode))
+	return llm.Fail(kind, res.StatusCode, wait, llm.Truncate(p.scrubber.String(msg), maxMessageBytes), fmt.Errorf("http status %d", res.StatusCode))
 }
 
 // transportKind classifies a failure that produced no HTTP error status.
@@ -89,24 +86,6 @@ func transportKind(ctx context.Context, err error, gotResponse bool) (eventlog.F
 	default:
 		return eventlog.FailureUnknown, "request failed"
 	}
-}
-
-// cause drops the *url.Error wrapper so the message names the failure, not
-// the URL (which may carry credentials).
-func cause(err error) string {
-	var uerr *url.Error
-	if errors.As(err, &uerr) && uerr.Err != nil {
-		return uerr.Err.Error()
-	}
-	return err.Error()
-}
-
-func readBody(res *http.Response) string {
-	if res.Body == nil {
-		return ""
-	}
-	b, _ := io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
-	return string(b)
 }
 
 func apiMessage(err error) string {
@@ -151,41 +130,3 @@ func messageOf(raw json.RawMessage) string {
 	}
 	return ""
 }
-
-// truncate cuts s to about maxMessageBytes on a rune boundary.
-func truncate(s string) string {
-	if len(s) <= maxMessageBytes {
-		return s
-	}
-	cut := maxMessageBytes
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
-// scrub removes the API key from text a server or the network stack wrote.
-func (p *Provider) scrub(s string) string {
-	if p.apiKey == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, p.apiKey, redacted)
-}
-
-func (p *Provider) scrubErr(err error) error {
-	if p.apiKey == "" {
-		return err
-	}
-	return scrubbedError{msg: p.scrub(err.Error()), err: err}
-}
-
-// scrubbedError keeps err in the chain (errors.Is still sees context errors)
-// while its text, computed once, never shows the secret. It does not hold
-// the secret, so even a %#v print of it is safe.
-type scrubbedError struct {
-	msg string
-	err error
-}
-
-func (e scrubbedError) Error() string { return e.msg }
-func (e scrubbedError) Unwrap() error { return e.err }

@@ -39,7 +39,7 @@ type Config struct {
 type Provider struct {
 	chat         openai.ChatCompletionService
 	defaultModel string
-	apiKey       string // kept only to scrub it from error text
+	scrubber     llm.Scrubber // removes the API key from error text
 }
 
 // New validates cfg and builds a Provider.
@@ -61,7 +61,7 @@ func New(cfg Config) (*Provider, error) {
 	return &Provider{
 		chat:         openai.NewChatCompletionService(opts...),
 		defaultModel: cfg.DefaultModel,
-		apiKey:       cfg.APIKey,
+		scrubber:     llm.NewScrubber(cfg.APIKey),
 	}, nil
 }
 

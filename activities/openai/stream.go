@@ -83,7 +83,7 @@ func (p *Provider) read(ctx context.Context, events ssestream.Decoder, a *assemb
 		}
 		var chunk openai.ChatCompletionChunk
 		if err := json.Unmarshal(data, &chunk); err != nil {
-			return llm.Fail(eventlog.FailureServer, 0, 0, "unreadable stream event", p.scrubErr(err))
+			return llm.Fail(eventlog.FailureServer, 0, 0, "unreadable stream event", p.scrubber.Err(err))
 		}
 		for _, c := range a.add(&chunk) {
 			emit(c)
@@ -109,5 +109,5 @@ func (p *Provider) streamCut(ctx context.Context, err error) error {
 	if kind != eventlog.FailureCanceled && kind != eventlog.FailureTimeout {
 		kind, what = eventlog.FailureNetwork, "stream interrupted"
 	}
-	return llm.Fail(kind, 0, 0, truncate(p.scrub(what+": "+cause(err))), p.scrubErr(err))
+	return llm.Fail(kind, 0, 0, llm.Truncate(p.scrubber.String(what+": "+llm.Cause(err)), maxMessageBytes), p.scrubber.Err(err))
 }
