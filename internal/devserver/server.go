@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 
 	"go.temporal.io/server/common/authorization"
@@ -23,6 +24,8 @@ type Server struct {
 	hostPort  string
 	namespace string
 
+	release func() // the data dir lock
+
 	stopOnce sync.Once
 	stopErr  error
 }
@@ -40,6 +43,25 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		ctx, cancel = context.WithTimeout(ctx, readyTimeout)
 		defer cancel()
 	}
+	release := func() {}
+	if o.DataDir != "" {
+		if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
+			return nil, fmt.Errorf("create data dir %s: %w", o.DataDir, err)
+		}
+		if release, err = lockDataDir(o.DataDir); err != nil {
+			return nil, err
+		}
+	}
+	s, err := start(ctx, o)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	s.release = release
+	return s, nil
+}
+
+func start(ctx context.Context, o Options) (*Server, error) {
 	p, err := choosePorts(o)
 	if err != nil {
 		return nil, err
@@ -121,6 +143,9 @@ func (s *Server) Stop() error {
 		s.logLevel.SetLevel(zapcore.FatalLevel)
 		if err := s.srv.Stop(); err != nil {
 			errs = append(errs, fmt.Errorf("stop temporal server: %w", err))
+		}
+		if s.release != nil {
+			s.release()
 		}
 		s.stopErr = errors.Join(errs...)
 	})

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -42,4 +43,18 @@ func TestFileDatabaseUsesWAL(t *testing.T) {
 	c := sqlConfig("/data")
 	require.Equal(t, "/data/temporal.db", c.DatabaseName)
 	require.Equal(t, "wal", c.ConnectAttributes["journal_mode"], "no leading underscore: SQLite ignores _journal_mode")
+}
+
+func TestSecondServerOnTheSameDataDirIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	first, err := Start(ctx, Options{DataDir: dir})
+	require.NoError(t, err)
+	_, err = Start(ctx, Options{DataDir: dir})
+	require.ErrorIs(t, err, ErrDataDirInUse)
+	require.NoError(t, first.Stop())
+	again, err := Start(ctx, Options{DataDir: dir})
+	require.NoError(t, err, "the lock goes with the server")
+	require.NoError(t, again.Stop())
 }

@@ -1,0 +1,33 @@
+//go:build unix
+
+package devserver
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// ErrDataDirInUse is wrapped by Start when another process serves DataDir:
+// two servers on one SQLite file would fight over its shard.
+var ErrDataDirInUse = errors.New("dev server data dir is in use by another process")
+
+// lockDataDir takes an exclusive advisory lock on dir/lock for the life of
+// the server (the kernel drops it when the process dies, so a crash leaves
+// nothing to clean up).
+func lockDataDir(dir string) (release func(), err error) {
+	f, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("lock data dir %s: %w", dir, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%w: %s (stop the other worker --dev or --demo, or use another --data-dir)", ErrDataDirInUse, dir)
+	}
+	return func() {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
+}
