@@ -95,7 +95,11 @@ func Run(ctx context.Context, p Params, out io.Writer) error {
 	if err := agent.WriteTranscript(out, log); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "\nAgent %s is %s after turn %d. Inspect it in the Web UI: go run ./cmd/worker --dev\n", id, st.Status, st.Turn)
+	dev := "go run ./cmd/worker --dev"
+	if p.Config.DataDir != configfx.DefaultDataDir {
+		dev += " --data-dir " + p.Config.DataDir
+	}
+	fmt.Fprintf(out, "\nAgent %s is %s after turn %d. Inspect it in the Web UI: %s\n", id, st.Status, st.Turn, dev)
 	return settled(log)
 }
 
