@@ -35,7 +35,11 @@ func TestContinueAsNewCarriesEverythingUnderSteadyTraffic(t *testing.T) {
 		if i%4 == 0 {
 			op = h.Steer
 		}
-		_, err := op(ctx, fmt.Sprintf(`/tool echo {"text":"%d"}`, i))
+		var opts []agent.SendOption
+		if i%3 == 0 { // updates too: validated by whichever run is open
+			opts = append(opts, agent.Acknowledged())
+		}
+		_, err := op(ctx, fmt.Sprintf(`/tool echo {"text":"%d"}`, i), opts...)
 		require.NoError(t, err)
 	}
 	var st signals.StatusView
