@@ -1,6 +1,7 @@
 # The README's test command is `make test`; .ci/run calls it.
 GO ?= go
 WORKFLOWCHECK = go.temporal.io/sdk/contrib/tools/workflowcheck@v0.6.0
+STATICCHECK   = honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 # Packages holding the loop's logic run under the race detector; the
 # server-backed packages link the embedded Temporal server once each.
@@ -14,6 +15,7 @@ test: check unit server
 check:
 	@unformatted="$$(gofmt -l .)"; if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
 	$(GO) run $(WORKFLOWCHECK) -config workflowcheck.config.yaml ./workflows/... ./hook/...
 
 unit:

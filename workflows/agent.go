@@ -22,12 +22,11 @@ type run struct {
 	hooks  chain
 	drains []func() // hand delivered-but-unreceived signals to their handlers
 	// continuing is set once the run decided to continue as new.
-	continuing  bool
-	maint       maintenance
-	compactions int                 // summaries made in this run (activity IDs)
-	firstTurn   int                 // the last turn before this run
-	cancel      workflow.CancelFunc // cancels the in-flight command, if any
-	attrs       attrState           // search attribute values last written
+	continuing bool
+	maint      maintenance
+	firstTurn  int                 // the last turn before this run
+	cancel     workflow.CancelFunc // cancels the in-flight command, if any
+	attrs      attrState           // search attribute values last written
 }
 
 // Run is the workflow function: validate the input, register handlers, then

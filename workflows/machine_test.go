@@ -2,7 +2,6 @@ package workflows
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -396,7 +395,7 @@ func TestUnregisteredHookFailsTheTurnSayingWhich(t *testing.T) {
 	evs := h.run(opts, "go", time.Hour)
 	end := only[eventlog.TurnEnd](evs)[0]
 	require.Equal(t, eventlog.EndFailed, end.Reason)
-	require.Equal(t, fmt.Sprint("hooks [approval] are not registered on this worker"), end.Error)
+	require.Equal(t, "hooks [approval] are not registered on this worker", end.Error)
 }
 
 func TestEmptyHookListDisablesTheDefaultHooks(t *testing.T) {
