@@ -21,14 +21,10 @@ func (c *Core) conversation() (*eventlog.Conversation, error) {
 	return conv, nil
 }
 
-// ContextTokens estimates the model context's size in tokens (4 bytes each).
-func (c *Core) ContextTokens() int {
-	conv, err := c.conversation()
-	if err != nil {
-		return 0
-	}
-	return conv.Chars() / 4
-}
+// ContextTokens estimates the model context's size in tokens (4 bytes
+// each). It is kept current as events are recorded, so the pressure check
+// before every step costs nothing.
+func (c *Core) ContextTokens() int { return c.chars / 4 }
 
 // PlanPrune picks the tool results to prune: longer than over bytes, not
 // among the last keepRecent messages, not pruned yet.

@@ -75,6 +75,9 @@ type Core struct {
 
 	maintenance []signals.MaintenanceTask // due in the next true idle phase
 
+	chars  int // size of the model context's content (see track)
+	system int // size of its system prompt
+
 	cancelCause string // non-empty: the open turn is being canceled
 	disposed    bool
 	dispose     string // cause
@@ -105,6 +108,7 @@ func (c *Core) Restore(seed signals.Seed) {
 	c.state, c.base, c.context = seed.State, seed.State.Len, seed.Context
 	c.selection, c.pending = seed.Selection, seed.Pending
 	c.prevRun, c.runs, c.made = seed.PrevRun, seed.Runs, seed.Made
+	c.chars, c.system = eventlog.RestoreConversation(seed.Context).Chars(), len(seed.Context.System)
 	for _, id := range seed.Recent {
 		c.remember(id)
 	}
@@ -175,6 +179,47 @@ func (c *Core) record(at time.Time, ref eventlog.Ref, e eventlog.Event) {
 	}
 	c.log = append(c.log, env)
 	c.journal = append(c.journal, j)
+	c.track(e)
+}
+
+// track keeps the model context's size current without refolding the log:
+// each model-facing event adds its content; the rare events that rewrite
+// the context (pruning, compaction) recount it.
+func (c *Core) track(e eventlog.Event) {
+	switch e := e.(type) {
+	case eventlog.SystemMessage:
+		c.chars += len(e.Content) - c.system
+		c.system = len(e.Content)
+	case eventlog.ContextPruned, eventlog.ContextCompacted:
+		if conv, err := c.conversation(); err == nil {
+			c.chars = conv.Chars()
+		}
+	default:
+		c.chars += contentChars(e)
+	}
+}
+
+// contentChars is what an event adds to the model context, as
+// eventlog.Conversation.Chars counts it.
+func contentChars(e eventlog.Event) int {
+	switch e := e.(type) {
+	case eventlog.UserMessage:
+		return len(e.Content)
+	case eventlog.RuntimeContext:
+		if e.Content == "" {
+			return 0
+		}
+		return len(eventlog.RuntimeContextPrefix) + len(e.Content)
+	case eventlog.AssistantMessage:
+		n := len(e.Text)
+		for _, tc := range e.ToolCalls {
+			n += len(tc.Name) + len(tc.Arguments)
+		}
+		return n
+	case eventlog.ToolResult:
+		return len(e.Content)
+	}
+	return 0
 }
 
 // TakeJournal returns the events no command has carried into history yet and

@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -181,4 +182,39 @@ func TestSeedCarriesEverythingAndTheLogGoesOn(t *testing.T) {
 	require.Equal(t, seed.State.Len, cmd.Input.Journal.From, "seq goes on")
 	require.Equal(t, "next", cmd.Input.Call.Model, "the committed selection goes on")
 	require.Equal(t, 2, next.Status().Runs)
+}
+
+func TestContextSizeIsTrackedAsTheConversationFoldCountsIt(t *testing.T) {
+	c := NewCore("a1", signals.AgentOptions{Tools: []string{"t"}, SystemPrompt: "be brief"}, nil)
+	for i, reply := range []signals.ModelOutput{
+		{ToolCalls: []eventlog.ToolCallRequest{{ID: "c1", Name: "t", Arguments: []byte(`{"q":"x"}`)}}},
+		{Text: "a long answer of some length", FinishReason: eventlog.FinishStop},
+	} {
+		if i == 0 {
+			accept(t, c, "f1", eventlog.NextTurn, true)
+		}
+		cmd := drive(c, t0).(CallModel)
+		c.ModelDone(t0, cmd, reply, nil)
+		if len(reply.ToolCalls) > 0 {
+			require.IsType(t, RunTools{}, drive(c, t0))
+			c.ToolDone(t0, signals.ToolOutput{CallID: "c1", Name: "t", Content: strings.Repeat("r", 400)}, "tool-1-1-0")
+		}
+	}
+	require.IsType(t, AwaitWork{}, drive(c, t0))
+	want := func() int {
+		conv, err := c.conversation()
+		require.NoError(t, err)
+		return conv.Chars() / 4
+	}
+	require.Equal(t, want(), c.ContextTokens())
+	c.Pruned(t0, []string{"c1"})
+	require.Equal(t, want(), c.ContextTokens())
+	c.Compacted(t0, "short", 1, "compact-9")
+	require.Equal(t, want(), c.ContextTokens())
+
+	seed, err := c.Seed("r1")
+	require.NoError(t, err)
+	next := NewCore("a1", signals.AgentOptions{Tools: []string{"t"}, SystemPrompt: "be brief"}, nil)
+	next.Restore(seed)
+	require.Equal(t, c.ContextTokens(), next.ContextTokens(), "carried across Continue-As-New")
 }
