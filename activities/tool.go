@@ -44,13 +44,17 @@ func (t *Tool) Run(ctx context.Context, in signals.ToolInput) (signals.ToolOutpu
 	stop := heartbeat(ctx, t.HeartbeatEvery)
 	defer stop()
 	ref := ownRef(ctx, signals.LogRef{Upto: in.AssistantSeq + 1})
-	req, err := t.Log.ToolCall(ctx, ref, in.AssistantSeq, in.CallID)
-	if err != nil {
-		return signals.ToolOutput{}, fmt.Errorf("tool %s call %s: %w", in.Name, in.CallID, err)
+	args := in.Arguments
+	if args == nil { // a regular activity: the arguments are in the log
+		req, err := t.Log.ToolCall(ctx, ref, in.AssistantSeq, in.CallID)
+		if err != nil {
+			return signals.ToolOutput{}, fmt.Errorf("tool %s call %s: %w", in.Name, in.CallID, err)
+		}
+		args = req.Arguments
 	}
 	res, err := t.Runner.Execute(ctx, tools.Call{
 		AgentID: ref.AgentID, CallID: in.CallID, Name: in.Name,
-		Arguments: req.Arguments, IdempotencyKey: in.IdempotencyKey,
+		Arguments: args, IdempotencyKey: in.IdempotencyKey,
 	})
 	if err != nil {
 		return signals.ToolOutput{}, fmt.Errorf("tool %s call %s: %w", in.Name, in.CallID, err)

@@ -34,15 +34,18 @@ func (workloadModel) Complete(_ context.Context, req llm.Request) (eventlog.Assi
 	last := req.Messages[len(req.Messages)-1]
 	if last.Role == eventlog.RoleUser {
 		return eventlog.AssistantMessage{FinishReason: eventlog.FinishToolCalls, ToolCalls: []eventlog.ToolCallRequest{{
-			ID: fmt.Sprintf("call_%d", len(req.Messages)), Name: "fetch", Arguments: []byte(`{}`),
+			ID: fmt.Sprintf("call_%d", len(req.Messages)), Name: req.Tools[0].Name, Arguments: []byte(`{}`),
 		}}}, nil
 	}
 	text := fmt.Sprintf("answer after %d messages: ", len(req.Messages))
 	return eventlog.AssistantMessage{Text: text + strings.Repeat("a", 400-len(text)), FinishReason: eventlog.FinishStop}, nil
 }
 
-func fetchTool() tools.Tool {
-	return tools.Tool{Name: "fetch", Description: "Fetch 2 KB.", Run: func(_ context.Context, c tools.Call) (tools.Result, error) {
+// fetchTool returns 2 KB. "fetch" runs as a regular activity (a tool that
+// does I/O); "read" is the same as a fast local tool, like the built-in
+// read_file.
+func fetchTool(name string, local bool) tools.Tool {
+	return tools.Tool{Name: name, Description: "Fetch 2 KB.", Local: local, Run: func(_ context.Context, c tools.Call) (tools.Result, error) {
 		return tools.Result{Content: strings.Repeat(c.CallID+" ", 2048/(len(c.CallID)+1)+1)[:2048]}, nil
 	}}
 }
@@ -60,7 +63,7 @@ func server(b *testing.B) (*temporaltest.TestServer, *agent.Client) {
 		Namespace: ts.GetDefaultNamespace(), SearchAttributes: attrs}); err != nil {
 		b.Fatal(err)
 	}
-	reg, _ := tools.NewRegistry(fetchTool())
+	reg, _ := tools.NewRegistry(fetchTool("fetch", false), fetchTool("read", true))
 	reader := activities.NewLogReader(activities.WorkflowLog{Client: c}, 0)
 	ts.NewWorkerWithOptions(signals.TaskQueue, func(r worker.Registry) {
 		workflows.Register(r, workerfx.WorkflowConfig(workflows.Config{}, nil, reg))
@@ -74,8 +77,14 @@ func server(b *testing.B) (*temporaltest.TestServer, *agent.Client) {
 
 // BenchmarkHistory50Turns measures the workflow history of an agent after 50
 // turns of the workload: total bytes, events per turn, and the largest model
-// activity input.
+// activity input; with the tool as a regular activity and as a fast local one.
 func BenchmarkHistory50Turns(b *testing.B) {
+	for _, tool := range []string{"fetch", "read"} {
+		b.Run(map[string]string{"fetch": "activity-tool", "read": "local-tool"}[tool], func(b *testing.B) { history50(b, tool) })
+	}
+}
+
+func history50(b *testing.B, tool string) {
 	const turns = 50
 	ts, agents := server(b)
 	c := ts.GetDefaultClient()
@@ -84,7 +93,7 @@ func BenchmarkHistory50Turns(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
 		h, err := agents.Create(ctx, agent.CreateOptions{
-			ID: fmt.Sprintf("history-%d", i), Options: signals.AgentOptions{Tools: []string{"fetch"}}, First: "turn 1",
+			ID: fmt.Sprintf("history-%d", i), Options: signals.AgentOptions{Tools: []string{tool}}, First: "turn 1",
 		})
 		if err != nil {
 			b.Fatal(err)

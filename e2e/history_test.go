@@ -21,10 +21,11 @@ import (
 	"github.com/tetherdev/tether/signals"
 )
 
-// blobTool returns about size bytes that are unique to the call.
+// blobTool returns about size bytes that are unique to the call. It is a
+// fast tool: it runs as a local activity, whose result is a marker event.
 func blobTool(size int) tools.Tool {
 	return tools.Tool{
-		Name: "blob", Description: "Return a large unique text.",
+		Name: "blob", Description: "Return a large unique text.", Local: true,
 		Run: func(_ context.Context, c tools.Call) (tools.Result, error) {
 			unit := "blob-" + strings.ReplaceAll(c.IdempotencyKey, "/", "-") + " "
 			return tools.Result{Content: strings.Repeat(unit, size/len(unit)+1)[:size]}, nil
@@ -78,6 +79,18 @@ func TestHistoryHoldsEachMessageOnceAndModelInputStaysSmall(t *testing.T) {
 		needle = needle[1 : len(needle)-1]
 		require.Equal(t, 1, bytes.Count(raw, needle), "body %.60q occurs once in history", body)
 	}
+
+	scheduled, markers := 0, 0
+	for _, ev := range history {
+		if ev.GetActivityTaskScheduledEventAttributes().GetActivityType().GetName() == signals.ToolActivity {
+			scheduled++
+		}
+		if ev.GetMarkerRecordedEventAttributes().GetMarkerName() == "LocalActivity" {
+			markers++
+		}
+	}
+	require.Zero(t, scheduled, "a fast tool runs as a local activity")
+	require.Equal(t, 20, markers, "one marker event per call")
 
 	sizes := modelInputSizes(history)
 	require.Len(t, sizes, 22)

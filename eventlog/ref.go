@@ -11,6 +11,8 @@ import (
 //	msg:<MessageID>    the signal, update or start input that delivered the message
 //	act:<ActivityID>   the result of the activity with that ID
 //	in:<ActivityID>    the input of the activity with that ID
+//	la:<CallID>        the result of the local activity that ran that tool call
+//	                   (the first not yet taken, in history order)
 //	start:system       the system prompt in the run's start input
 type Ref string
 
@@ -19,6 +21,7 @@ const (
 	RefMessage  = "msg"
 	RefActivity = "act"
 	RefInput    = "in"
+	RefLocal    = "la"
 	RefStart    = "start"
 )
 
@@ -30,6 +33,9 @@ func ActivityRef(activityID string) Ref { return Ref(RefActivity + ":" + activit
 
 // InputRef refers to the input of the activity with the given ID.
 func InputRef(activityID string) Ref { return Ref(RefInput + ":" + activityID) }
+
+// LocalRef refers to the result of the local activity that ran callID.
+func LocalRef(callID string) Ref { return Ref(RefLocal + ":" + callID) }
 
 // SystemPromptRef refers to the system prompt of the run's start input.
 const SystemPromptRef Ref = RefStart + ":system"

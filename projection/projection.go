@@ -20,6 +20,7 @@ type sources struct {
 	scheduled map[int64]string // scheduled event ID → activity ID
 	results   map[string]json.RawMessage
 	inputs    map[string]json.RawMessage
+	local     map[string][]json.RawMessage // local tool results by call ID, oldest first
 	journal   []eventlog.Envelope
 }
 
@@ -40,6 +41,7 @@ func newSources() *sources {
 		messages: map[eventlog.MessageID]string{},
 		results:  map[string]json.RawMessage{},
 		inputs:   map[string]json.RawMessage{},
+		local:    map[string][]json.RawMessage{},
 	}
 }
 
@@ -125,6 +127,13 @@ func (s *sources) resolve(env eventlog.Envelope) (eventlog.Envelope, error) {
 			return env, fmt.Errorf("seq %d: no input of activity %s in history", env.Seq, key)
 		}
 		return eventlog.Restore(env, "", in)
+	case eventlog.RefLocal:
+		queue := s.local[key]
+		if len(queue) == 0 {
+			return env, fmt.Errorf("seq %d: no local activity result for call %s in history", env.Seq, key)
+		}
+		s.local[key] = queue[1:]
+		return eventlog.Restore(env, "", queue[0])
 	case eventlog.RefStart:
 		return eventlog.Restore(env, s.system, nil)
 	default:

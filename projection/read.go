@@ -11,8 +11,11 @@ import (
 	"github.com/tetherdev/tether/signals"
 )
 
-// sideEffectMarker is the SDK's marker name for workflow.SideEffect.
-const sideEffectMarker = "SideEffect"
+// The SDK's marker names for workflow.SideEffect and local activities.
+const (
+	sideEffectMarker    = "SideEffect"
+	localActivityMarker = "LocalActivity"
+)
 
 // read indexes one history event.
 func (s *sources) read(ev *historypb.HistoryEvent) error {
@@ -122,6 +125,9 @@ func (s *sources) completed(scheduledID int64, result *commonpb.Payloads) error 
 }
 
 func (s *sources) marker(a *historypb.MarkerRecordedEventAttributes) error {
+	if a.GetMarkerName() == localActivityMarker {
+		return s.localResult(a.GetDetails()["result"])
+	}
 	if a.GetMarkerName() != sideEffectMarker {
 		return nil
 	}
@@ -138,4 +144,24 @@ func (s *sources) decode(p *commonpb.Payloads, v any) error {
 		return nil
 	}
 	return s.dc.FromPayloads(p, v)
+}
+
+// localResult indexes a local tool activity's result by its call ID, in
+// history order (a failed attempt records no result).
+func (s *sources) localResult(p *commonpb.Payloads) error {
+	if p == nil {
+		return nil
+	}
+	var raw json.RawMessage
+	if err := s.decode(p, &raw); err != nil {
+		return err
+	}
+	var out struct {
+		CallID string `json:"call_id"`
+	}
+	if err := json.Unmarshal(raw, &out); err != nil || out.CallID == "" {
+		return nil // not a tool result
+	}
+	s.local[out.CallID] = append(s.local[out.CallID], raw)
+	return nil
 }

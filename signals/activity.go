@@ -1,6 +1,10 @@
 package signals
 
-import "github.com/tetherdev/tether/eventlog"
+import (
+	"encoding/json"
+
+	"github.com/tetherdev/tether/eventlog"
+)
 
 // LogRef points at an agent's session log as of one position: events with
 // seq < Upto. An activity given a LogRef reads the log itself (a query on its
@@ -63,6 +67,9 @@ type ToolInput struct {
 	// Continue-As-New: agent/turn/step/call.
 	IdempotencyKey string  `json:"idempotency_key"`
 	Journal        Journal `json:"journal,omitzero"`
+	// Arguments are set only for a local activity, whose input Temporal
+	// does not write to history; a regular activity reads them from the log.
+	Arguments json.RawMessage `json:"arguments,omitempty"`
 }
 
 // ToolOutput is the result of ToolActivity; it is the tool/result event.

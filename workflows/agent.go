@@ -41,6 +41,7 @@ func (a Agent) Run(ctx workflow.Context, in signals.AgentInput) (signals.AgentRe
 	cfg = rc.apply(cfg)
 	r := &run{cfg: cfg, opts: in.Options, core: NewCore(info.WorkflowExecution.ID, in.Options, cfg.ToolModes),
 		hooks: enabledHooks(cfg, in.Options.Hooks)}
+	r.core.SetLocalTools(cfg.LocalTools)
 	r.attrs = currentAttrs(ctx)
 	if in.Seed != nil {
 		r.core.Restore(*in.Seed)

@@ -74,7 +74,9 @@ type RunTools struct {
 // ToolInvocation is one tool activity, or, when Immediate is set, a result
 // the loop decided without running anything (a tool the agent may not use).
 type ToolInvocation struct {
-	Immediate  *signals.ToolOutput
+	Immediate *signals.ToolOutput
+	// Local runs the call as a local activity (a fast tool).
+	Local      bool
 	Call       hook.Call
 	ActivityID string
 	Summary    string

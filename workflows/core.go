@@ -43,6 +43,7 @@ type Core struct {
 	agentID string
 	opts    signals.AgentOptions
 	modes   map[string]signals.ToolMode // the worker's tool modes by name
+	local   map[string]bool             // tools that run as local activities
 
 	state   eventlog.State
 	log     []eventlog.Envelope

@@ -34,7 +34,7 @@ type toolRun struct {
 	cmd     RunTools
 	slots   []slot
 	outs    []*signals.ToolOutput // ready results, by call
-	from    []string              // activity whose result it is ("" when made here)
+	from    []eventlog.Ref        // the activity result it is ("" when made here)
 	denied  []bool
 	futures []workflow.Future
 	next    int // the next result to commit, in model order
@@ -49,7 +49,7 @@ func (r *run) runTools(ctx workflow.Context, cmd RunTools) {
 	defer r.release(cancel)
 	n := len(cmd.Calls)
 	t := &toolRun{cmd: cmd, slots: make([]slot, n), outs: make([]*signals.ToolOutput, n),
-		from: make([]string, n), denied: make([]bool, n), futures: make([]workflow.Future, n)}
+		from: make([]eventlog.Ref, n), denied: make([]bool, n), futures: make([]workflow.Future, n)}
 	if err := r.toolPre(cctx, t); err != nil {
 		r.core.ToolsFailed(workflow.Now(ctx), err)
 		return
@@ -99,8 +99,14 @@ func (r *run) startReady(ctx workflow.Context, t *toolRun, sel workflow.Selector
 	mode := func(i int) signals.ToolMode { return r.core.mode(t.cmd.Calls[i].Call.Name) }
 	for _, i := range startable(t.slots, mode, t.cmd.Bound) {
 		inv := t.cmd.Calls[i]
-		actx := workflow.WithActivityOptions(ctx, r.cfg.toolOptions(inv.ActivityID, inv.Summary))
-		f := workflow.ExecuteActivity(actx, signals.ToolActivity, inv.Input)
+		var f workflow.Future
+		if inv.Local {
+			lctx := workflow.WithLocalActivityOptions(ctx, r.cfg.localToolOptions(inv.Summary))
+			f = workflow.ExecuteLocalActivity(lctx, signals.ToolActivity, inv.Input)
+		} else {
+			actx := workflow.WithActivityOptions(ctx, r.cfg.toolOptions(inv.ActivityID, inv.Summary))
+			f = workflow.ExecuteActivity(actx, signals.ToolActivity, inv.Input)
+		}
 		t.slots[i], t.futures[i] = slotRunning, f
 		sel.AddFuture(f, func(workflow.Future) { t.slots[i] = slotDone })
 	}
@@ -145,7 +151,7 @@ func (r *run) commitReady(ctx workflow.Context, t *toolRun) error {
 
 // outcome is call i's result: the activity's, a canceled or failed result,
 // or the one decided without running.
-func (r *run) outcome(ctx workflow.Context, t *toolRun, i int) (signals.ToolOutput, string) {
+func (r *run) outcome(ctx workflow.Context, t *toolRun, i int) (signals.ToolOutput, eventlog.Ref) {
 	inv := t.cmd.Calls[i]
 	if t.outs[i] != nil {
 		return *t.outs[i], ""
@@ -157,8 +163,12 @@ func (r *run) outcome(ctx workflow.Context, t *toolRun, i int) (signals.ToolOutp
 	err := t.futures[i].Get(ctx, &out)
 	switch {
 	case err == nil:
-		t.outs[i], t.from[i] = &out, inv.ActivityID
-		return out, inv.ActivityID
+		ref := eventlog.ActivityRef(inv.ActivityID)
+		if inv.Local {
+			ref = eventlog.LocalRef(inv.Input.CallID)
+		}
+		t.outs[i], t.from[i] = &out, ref
+		return out, ref
 	case r.core.Canceling() || temporal.IsCanceledError(err):
 		return r.core.CancelResult(inv.Input.CallID), ""
 	default:

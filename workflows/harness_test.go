@@ -212,3 +212,12 @@ func (h *harness) bigTool(name, content string) {
 }
 
 var errNoOutcome = errors.New("no outcome")
+
+// envelopes reads the raw log.
+func (h *harness) envelopes() []eventlog.Envelope {
+	v, err := h.env.QueryWorkflow(signals.LogQuery.Name, signals.LogRequest{})
+	require.NoError(h.t, err)
+	var page signals.LogPage
+	require.NoError(h.t, v.Get(&page))
+	return page.Events
+}

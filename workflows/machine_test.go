@@ -483,3 +483,21 @@ func TestTurnBudgetLetsATurnThatStopsByItselfComplete(t *testing.T) {
 	evs := h.run(opts, "go", time.Hour)
 	require.Equal(t, eventlog.EndCompleted, only[eventlog.TurnEnd](evs)[0].Reason)
 }
+
+func TestFastToolsRunAsLocalActivitiesAndTheirResultsReferToTheMarker(t *testing.T) {
+	cfg := Config{LocalTools: []string{"fast"}}
+	h := newHarnessWith(t, cfg, byStep(map[string]signals.ModelOutput{"1.1": calls("fast", "slow")}))
+	h.tool("fast", time.Second)
+	h.tool("slow", time.Minute)
+	evs := h.run(tools, "go", time.Hour)
+	results := only[eventlog.ToolResult](evs)
+	require.Equal(t, "fast ok c0", results[0].Content)
+	require.Equal(t, "slow ok c1", results[1].Content)
+	refs := map[eventlog.Type][]eventlog.Ref{}
+	for _, env := range h.envelopes() {
+		refs[env.Type] = append(refs[env.Type], env.Ref)
+	}
+	require.Equal(t, []eventlog.Ref{"la:c0", "act:tool-1-1-1"}, refs[eventlog.TypeToolResult])
+	require.Equal(t, []eventlog.Ref{"", "in:tool-1-1-1"}, refs[eventlog.TypeToolCall],
+		"a local activity's input is not in history: its call event is journaled whole")
+}

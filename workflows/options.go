@@ -41,6 +41,8 @@ type Config struct {
 	// ToolModes are the execution modes of the worker's tools by name;
 	// tools not listed run in parallel.
 	ToolModes map[string]signals.ToolMode
+	// LocalTools run as local activities (fast tools).
+	LocalTools []string
 	// Per-run limits: an agent continues as new at the next turn boundary
 	// once its run reaches one, or when Temporal suggests it. Zero means no
 	// limit of that kind.
@@ -60,6 +62,8 @@ const (
 	DefaultToolTimeout    = 10 * time.Minute
 	DefaultToolHeartbeat  = 30 * time.Second
 	DefaultToolAttempts   = 3
+	// DefaultLocalToolTimeout bounds a fast tool run as a local activity.
+	DefaultLocalToolTimeout = 30 * time.Second
 	// DefaultMaxSeedBytes keeps a seed far below Temporal's 2 MiB payload limit.
 	DefaultMaxSeedBytes = 512 << 10
 )
@@ -111,6 +115,18 @@ func (c Config) summaryOptions(id, summary string) workflow.ActivityOptions {
 	o := c.modelOptions(id, summary)
 	o.RetryPolicy.MaximumAttempts = c.ToolAttempts
 	return o
+}
+
+// localToolOptions: a fast tool runs inside the workflow task; a slow one
+// does not belong here (mark it not Local).
+func (c Config) localToolOptions(summary string) workflow.LocalActivityOptions {
+	return workflow.LocalActivityOptions{
+		Summary:                summary,
+		ScheduleToCloseTimeout: DefaultLocalToolTimeout,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumAttempts: c.ToolAttempts,
+		},
+	}
 }
 
 func (c Config) toolOptions(id, summary string) workflow.ActivityOptions {

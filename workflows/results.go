@@ -73,7 +73,7 @@ func (c *Core) runTools(now time.Time) Command {
 		invs = append(invs, c.invocation(now, i, call))
 	}
 	for i := range invs {
-		if invs[i].Immediate == nil { // the first activity carries the journal
+		if invs[i].Immediate == nil && !invs[i].Local { // the first activity carries the journal
 			invs[i].Input.Journal = c.TakeJournal()
 			break
 		}
@@ -94,27 +94,40 @@ func (c *Core) invocation(now time.Time, i int, call eventlog.ToolCallRequest) T
 		}}
 	}
 	id := fmt.Sprintf("tool-%d-%d-%d", s.Turn, s.Step, i)
-	c.record(now, eventlog.InputRef(id), event) // the activity input holds its fields
-	return ToolInvocation{
+	inv := ToolInvocation{
 		Call:       hc,
 		ActivityID: id,
 		Summary:    fmt.Sprintf("tool %s turn %d step %d", call.Name, s.Turn, s.Step),
 		Input:      signals.ToolInput{AssistantSeq: c.callsSeq, CallID: call.ID, Name: call.Name, IdempotencyKey: key},
 	}
+	if c.local[call.Name] {
+		// A local activity's input is not in history: the event is
+		// journaled whole and the arguments travel in the input.
+		c.record(now, "", event)
+		inv.Local, inv.Input.Arguments = true, call.Arguments
+		return inv
+	}
+	c.record(now, eventlog.InputRef(id), event) // the activity input holds its fields
+	return inv
+}
+
+// SetLocalTools names the tools that run as local activities.
+func (c *Core) SetLocalTools(names []string) {
+	c.local = map[string]bool{}
+	for _, n := range names {
+		c.local[n] = true
+	}
 }
 
 // ToolDone commits the result of the next open tool call in model order.
-// activityID is the tool activity whose result is the event's content; it is
-// empty for a result the loop or a hook made.
-func (c *Core) ToolDone(now time.Time, res signals.ToolOutput, activityID string) {
+// ref names the activity result that holds the event's content (an
+// ActivityRef or a LocalRef); it is empty for a result the loop or a hook
+// made, whose content is journaled inline.
+func (c *Core) ToolDone(now time.Time, res signals.ToolOutput, ref eventlog.Ref) {
 	open := c.state.OpenCalls
 	if c.phase != phaseTools || len(open) == 0 || open[0].ID != res.CallID {
 		c.err = fmt.Errorf("%w: tool result %q out of order", eventlog.ErrInvalidTransition, res.CallID)
 		return
-	}
-	var ref eventlog.Ref
-	if activityID != "" {
-		ref = eventlog.ActivityRef(activityID)
 	}
 	c.record(now, ref, res)
 	if res.ConcludesTurn {

@@ -18,6 +18,7 @@ type runConfig struct {
 	MaxRunBytes        int                         `json:"max_run_bytes,omitempty"`
 	NoSearchAttributes bool                        `json:"no_search_attributes,omitempty"`
 	ToolModes          map[string]signals.ToolMode `json:"tool_modes,omitempty"`
+	LocalTools         []string                    `json:"local_tools,omitempty"`
 	DefaultHooks       []string                    `json:"default_hooks"`
 }
 
@@ -29,8 +30,10 @@ func recordRunConfig(ctx workflow.Context, cfg Config) (runConfig, error) {
 	current := runConfig{
 		MaxRunTurns: cfg.MaxRunTurns, MaxRunEvents: cfg.MaxRunEvents, MaxRunBytes: cfg.MaxRunBytes,
 		NoSearchAttributes: cfg.NoSearchAttributes, ToolModes: cfg.ToolModes, DefaultHooks: cfg.DefaultHooks,
+		LocalTools: cfg.LocalTools,
 	}
 	if workflow.GetVersion(ctx, runConfigChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		current.LocalTools = nil // runs from before local tools ran every tool as an activity
 		return current, nil
 	}
 	err := workflow.SideEffect(ctx, func(workflow.Context) any { return current }).Get(&rc)
@@ -44,5 +47,6 @@ const runConfigChange = "record-run-config"
 func (rc runConfig) apply(cfg Config) Config {
 	cfg.MaxRunTurns, cfg.MaxRunEvents, cfg.MaxRunBytes = rc.MaxRunTurns, rc.MaxRunEvents, rc.MaxRunBytes
 	cfg.NoSearchAttributes, cfg.ToolModes, cfg.DefaultHooks = rc.NoSearchAttributes, rc.ToolModes, rc.DefaultHooks
+	cfg.LocalTools = rc.LocalTools
 	return cfg
 }

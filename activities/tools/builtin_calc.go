@@ -29,6 +29,7 @@ func Calculator() Tool {
 		Description: "Evaluate an arithmetic expression exactly as written. Supports + - * / % ^ (power), parentheses, unary minus and decimal numbers.",
 		Parameters:  []byte(calculateParams),
 		Mode:        Parallel,
+		Local:       true,
 		Run: func(_ context.Context, call Call) (Result, error) {
 			var args struct {
 				Expression string `json:"expression"`

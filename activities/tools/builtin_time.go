@@ -32,6 +32,7 @@ func CurrentTime(now func() time.Time) Tool {
 		Description: "Get the current date and time (RFC 3339) and weekday, optionally in an IANA time zone (default UTC).",
 		Parameters:  []byte(currentTimeParams),
 		Mode:        Parallel,
+		Local:       true,
 		Run: func(_ context.Context, call Call) (Result, error) {
 			var args struct {
 				Timezone string `json:"timezone"`

@@ -24,6 +24,7 @@ func (w *workspace) listFilesTool() Tool {
 		Description: "List a directory in the workspace, sorted by name. Directories end with \"/\".",
 		Parameters:  []byte(listFilesParams),
 		Mode:        Parallel,
+		Local:       true,
 		Run:         w.listFiles,
 	}
 }

@@ -40,6 +40,7 @@ func (w *workspace) readFileTool() Tool {
 			"Use offset and limit to page through long files.",
 		Parameters: []byte(readFileParams),
 		Mode:       Parallel,
+		Local:      true,
 		Run:        w.readFile,
 	}
 }

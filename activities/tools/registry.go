@@ -60,7 +60,12 @@ type Tool struct {
 	// schema. Empty means no arguments.
 	Parameters json.RawMessage
 	Mode       Mode // empty means Parallel
-	Run        Func
+	// Local marks a fast tool that needs nothing but the worker (the clock,
+	// arithmetic, reading a small file): it runs as a Temporal local
+	// activity, inside the agent's workflow task, which costs one history
+	// event instead of three and a workflow task round trip.
+	Local bool
+	Run   Func
 }
 
 // Registry holds validated tools. It is immutable and safe for concurrent use.
@@ -149,6 +154,12 @@ func (r *Registry) Lookup(name string) (Tool, bool) {
 
 // Names returns the sorted tool names.
 func (r *Registry) Names() []string { return slices.Clone(r.names) }
+
+// Local reports whether the named tool runs as a local activity.
+func (r *Registry) Local(name string) bool {
+	e, ok := r.tools[name]
+	return ok && e.tool.Local
+}
 
 // Mode returns the named tool's mode, or Parallel for an unknown name.
 func (r *Registry) Mode(name string) Mode {

@@ -75,8 +75,12 @@ func WorkflowConfig(base workflows.Config, hooks []hook.Hook, reg *tools.Registr
 		base.DefaultHooks = enabled
 	}
 	base.ToolModes = map[string]signals.ToolMode{}
+	base.LocalTools = nil
 	for _, name := range reg.Names() {
 		base.ToolModes[name] = signals.ToolMode(reg.Mode(name))
+		if reg.Local(name) {
+			base.LocalTools = append(base.LocalTools, name)
+		}
 	}
 	return base
 }
