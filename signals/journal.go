@@ -57,9 +57,34 @@ func (j Journal) Envelopes() []eventlog.Envelope {
 	return out
 }
 
+// journalCodes are the short tags the journal writes for event types: the
+// journal is most of what Tether adds to a history, so its framing is kept
+// small. Readers accept the full type names too.
+var journalCodes = map[eventlog.Type]string{
+	eventlog.TypeInboxInserted: "ii", eventlog.TypeInboxClaimed: "ic", eventlog.TypeInboxDiscarded: "id",
+	eventlog.TypeTurnStart: "ts", eventlog.TypeTurnEnd: "te", eventlog.TypeStepStart: "ss", eventlog.TypeStepEnd: "se",
+	eventlog.TypeSystemMessage: "sm", eventlog.TypeUserMessage: "um", eventlog.TypeRuntimeContext: "rc",
+	eventlog.TypeAssistantMessage: "am", eventlog.TypeAssistantAttempt: "aa", eventlog.TypeToolCall: "tc",
+	eventlog.TypeToolResult: "tr", eventlog.TypeStatus: "st", eventlog.TypeContextPruned: "cp",
+	eventlog.TypeContextCompacted: "cc",
+}
+
+// journalTypes is journalCodes reversed.
+var journalTypes = func() map[string]eventlog.Type {
+	m := make(map[string]eventlog.Type, len(journalCodes))
+	for t, c := range journalCodes {
+		m[c] = t
+	}
+	return m
+}()
+
 // MarshalJSON writes [type, delta, ref, data], dropping empty trailing parts.
 func (e JournalEntry) MarshalJSON() ([]byte, error) {
-	parts := []any{e.Type, e.Delta, e.Ref, e.Data}
+	tag := string(e.Type)
+	if c, ok := journalCodes[e.Type]; ok {
+		tag = c
+	}
+	parts := []any{tag, e.Delta, e.Ref, e.Data}
 	switch {
 	case len(e.Data) > 0:
 	case e.Ref != "":
@@ -82,6 +107,9 @@ func (e *JournalEntry) UnmarshalJSON(b []byte) error {
 	*e = JournalEntry{}
 	if err := json.Unmarshal(parts[0], &e.Type); err != nil {
 		return fmt.Errorf("journal entry type: %w", err)
+	}
+	if t, ok := journalTypes[string(e.Type)]; ok {
+		e.Type = t
 	}
 	if err := json.Unmarshal(parts[1], &e.Delta); err != nil {
 		return fmt.Errorf("journal entry time: %w", err)

@@ -21,7 +21,7 @@ func TestJournalRoundTripsEnvelopes(t *testing.T) {
 	require.NoError(t, err)
 	b, err := json.Marshal(j)
 	require.NoError(t, err)
-	require.JSONEq(t, `{"from":7,"at":1796025600000,"e":[["turn/start",0,"",{"turn":2}],["assistant/message",1500,"act:model-2-1"],["user/message",2000,"msg:m1",{}]]}`, string(b))
+	require.JSONEq(t, `{"from":7,"at":1796025600000,"e":[["ts",0,"",{"turn":2}],["am",1500,"act:model-2-1"],["um",2000,"msg:m1",{}]]}`, string(b))
 	var back Journal
 	require.NoError(t, json.Unmarshal(b, &back))
 	require.Equal(t, envs, back.Envelopes())
@@ -68,4 +68,14 @@ func TestValidateMessage(t *testing.T) {
 	require.Equal(t, RejectDisposed, RejectionType(ErrDisposed))
 	require.Equal(t, RejectInvalid, RejectionType(ErrEmptyMessage))
 	require.ErrorIs(t, RejectionError(RejectDuplicate), ErrDuplicateID)
+}
+
+func TestJournalHasACodeForEveryTypeAndReadsFullNames(t *testing.T) {
+	require.Len(t, journalCodes, len(eventlog.Types))
+	require.Len(t, journalTypes, len(eventlog.Types), "codes are unique")
+	var e JournalEntry
+	require.NoError(t, json.Unmarshal([]byte(`["turn/end",5]`), &e))
+	require.Equal(t, eventlog.TypeTurnEnd, e.Type)
+	require.NoError(t, json.Unmarshal([]byte(`["te",5]`), &e))
+	require.Equal(t, eventlog.TypeTurnEnd, e.Type)
 }

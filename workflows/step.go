@@ -159,13 +159,13 @@ func (c *Core) RequestShaped(now time.Time, cfg signals.CallConfig, err error) {
 
 func (c *Core) callModel() CallModel {
 	s := c.state
-	model := c.call.Model
-	if model == "" {
-		model = "default"
+	what := "model"
+	if c.call.Model != "" {
+		what += " " + c.call.Model
 	}
 	return CallModel{
 		ActivityID: fmt.Sprintf("model-%d-%d", s.Turn, s.Step),
-		Summary:    fmt.Sprintf("model %s turn %d step %d", model, s.Turn, s.Step),
+		Summary:    fmt.Sprintf("%s turn %d step %d", what, s.Turn, s.Step),
 		Input:      signals.ModelInput{Ref: signals.LogRef{Upto: s.Len}, Call: c.call, Journal: c.TakeJournal()},
 	}
 }
