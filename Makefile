@@ -8,7 +8,7 @@ STATICCHECK   = honnef.co/go/tools/cmd/staticcheck@v0.8.2
 RACE_PKGS   = ./eventlog/... ./signals/... ./workflows/... ./hook/... ./activities/... ./agent/... ./projection/... ./internal/cli/...
 SERVER_PKGS = ./e2e/... ./internal/devserver/... ./fx/... ./cmd/...
 
-.PHONY: test check unit server demo bench
+.PHONY: test check unit server demo bench bench-long
 
 test: check unit server
 
@@ -27,5 +27,11 @@ server:
 demo:
 	$(GO) run ./cmd/worker --demo
 
+# The figures in bench/README.md: a few minutes; bench-long adds the
+# 10,000-turn agent (~18 minutes).
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./bench/...
+	$(GO) test -run '^$$' -bench 'History50|TokenLatency|ThousandAgents' -benchtime 1x -count 1 ./bench/...
+	$(GO) test -run '^$$' -bench 'TurnLatency' -benchtime 200x -count 1 ./bench/...
+
+bench-long:
+	$(GO) test -run '^$$' -bench 'LongLivedAgent' -benchtime 1x -count 1 -timeout 60m ./bench/...
