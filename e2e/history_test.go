@@ -106,6 +106,7 @@ func TestHistoryHoldsEachMessageOnceAndModelInputStaysSmall(t *testing.T) {
 	projected, err := projection.FromHistory(history)
 	require.NoError(t, err)
 	requireSameLog(t, log, projected)
+	record(t, "local-tools", history)
 }
 
 func historyBytes(t *testing.T, history []*historypb.HistoryEvent) []byte {
