@@ -114,3 +114,20 @@ func TestStateFoldsInboxAndCounters(t *testing.T) {
 	require.Empty(t, s.Inbox.NextTurn)
 	require.Equal(t, []Pending{{ID: "b", Content: "B"}}, s.Inbox.NextStep)
 }
+
+func TestInboxDueOnlyForFollowupsAndSteering(t *testing.T) {
+	cases := []struct {
+		name          string
+		in            Inbox
+		steering, due bool
+	}{
+		{"empty", Inbox{}, false, false},
+		{"inject waits", Inbox{NextStep: []Pending{{ID: "i"}}}, false, false},
+		{"steer wakes", Inbox{NextStep: []Pending{{ID: "i"}, {ID: "s", Wake: true}}}, true, true},
+		{"followup wakes", Inbox{NextTurn: []Pending{{ID: "f", Wake: true}}}, false, true},
+	}
+	for _, tc := range cases {
+		require.Equal(t, tc.steering, tc.in.Steering(), tc.name)
+		require.Equal(t, tc.due, tc.in.Due(), tc.name)
+	}
+}

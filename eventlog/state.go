@@ -42,6 +42,21 @@ func (in Inbox) Find(id MessageID) (Pending, List, bool) {
 	return Pending{}, "", false
 }
 
+// Steering reports whether a next-step message wakes the loop (steer, or a
+// send with wake); injected messages alone do not.
+func (in Inbox) Steering() bool {
+	for _, p := range in.NextStep {
+		if p.Wake {
+			return true
+		}
+	}
+	return false
+}
+
+// Due reports whether pending work would open a turn: a followup, or
+// steering.
+func (in Inbox) Due() bool { return len(in.NextTurn) > 0 || in.Steering() }
+
 // Len is the number of pending messages in both lists.
 func (in Inbox) Len() int { return len(in.NextTurn) + len(in.NextStep) }
 

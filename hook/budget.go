@@ -4,8 +4,6 @@ import (
 	"fmt"
 
 	"go.temporal.io/sdk/workflow"
-
-	"github.com/tetherdev/tether/eventlog"
 )
 
 // TurnBudgetName is the name the turn-budget policy hook is registered under.
@@ -23,7 +21,7 @@ func TurnBudget() Hook {
 		if b == nil {
 			return nil
 		}
-		if s := a.State(); b.MaxSteps > 0 && s.Step >= b.MaxSteps && continues(s) {
+		if s := a.State(); b.MaxSteps > 0 && s.Step >= b.MaxSteps && s.Inbox.Steering() {
 			a.Cancel(fmt.Sprintf("turn budget exhausted: %d of %d steps in turn %d", s.Step, b.MaxSteps, s.Turn), false)
 		}
 		return nil
@@ -36,14 +34,4 @@ func rejectPastBudget(_ workflow.Context, a Agent, _ []Message, next func() (Dec
 		return Reject(fmt.Sprintf("turn budget exhausted: %d turns allowed", b.MaxTurns)), nil
 	}
 	return next()
-}
-
-// continues reports whether steering would take the turn another step.
-func continues(s eventlog.State) bool {
-	for _, p := range s.Inbox.NextStep {
-		if p.Wake {
-			return true
-		}
-	}
-	return false
 }

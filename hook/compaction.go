@@ -9,9 +9,6 @@ import (
 // CompactionName is the name the compaction hook is registered under.
 const CompactionName = "compaction"
 
-// DefaultThreshold is the window fraction the pressure check triggers at.
-const DefaultThreshold = 0.8
-
 // Compaction is seed 002's dsh-compaction-basic. Before every step (pre-step)
 // it checks pressure: when the estimated context passes the agent's
 // Compaction.Threshold of its Window, it compacts. After a context_overflow
@@ -22,13 +19,8 @@ func Compaction() Hook {
 }
 
 func relievePressure(ctx workflow.Context, a Agent, _ []Message, next func() (Decision, error)) (Decision, error) {
-	p := a.Options().Compaction
-	if p != nil && p.Window > 0 {
-		threshold := p.Threshold
-		if threshold <= 0 || threshold > 1 {
-			threshold = DefaultThreshold
-		}
-		if float64(a.ContextTokens()) > float64(p.Window)*threshold {
+	if p := a.Options().Compaction.Policy(); p.Window > 0 {
+		if float64(a.ContextTokens()) > float64(p.Window)*p.Threshold {
 			if _, err := a.Compact(ctx, false); err != nil {
 				return Decision{}, err
 			}

@@ -62,6 +62,32 @@ type Compaction struct {
 	PruneOver int `json:"prune_over,omitempty"`
 }
 
+// Defaults of a Compaction policy.
+const (
+	DefaultCompactThreshold = 0.8
+	DefaultKeepRecent       = 8
+	DefaultPruneOver        = 2048
+)
+
+// Policy is c with its zero fields set to the defaults; a nil c is the
+// default policy (no pressure check, since it has no window).
+func (c *Compaction) Policy() Compaction {
+	var p Compaction
+	if c != nil {
+		p = *c
+	}
+	if p.Threshold <= 0 || p.Threshold > 1 {
+		p.Threshold = DefaultCompactThreshold
+	}
+	if p.KeepRecent <= 0 {
+		p.KeepRecent = DefaultKeepRecent
+	}
+	if p.PruneOver == 0 {
+		p.PruneOver = DefaultPruneOver
+	}
+	return p
+}
+
 // Budget bounds an agent's spending across its whole chain of runs. When a
 // token or cost budget is exhausted, a turn ends with reason budget before
 // its next model call. MaxTurns and MaxStepsPerTurn are enforced by the

@@ -106,18 +106,7 @@ type WaitIdle struct{}
 // Idle reports whether the agent has no open turn and no work that would
 // open one (seed 003's idle for whenIdle).
 func (v StatusView) Idle() bool {
-	if v.InTurn {
-		return false
-	}
-	if len(v.NextTurn) > 0 {
-		return false
-	}
-	for _, p := range v.NextStep {
-		if p.Wake {
-			return false
-		}
-	}
-	return true
+	return !v.InTurn && !(eventlog.Inbox{NextTurn: v.NextTurn, NextStep: v.NextStep}).Due()
 }
 
 // StatusView answers StatusQuery.

@@ -8,37 +8,13 @@ import (
 	"github.com/tetherdev/tether/signals"
 )
 
-// Defaults of the compaction policy.
-const (
-	DefaultCompactThreshold = 0.8
-	DefaultKeepRecent       = 8
-	DefaultPruneOver        = 2048
-)
-
-func compactionPolicy(p *signals.Compaction) signals.Compaction {
-	var c signals.Compaction
-	if p != nil {
-		c = *p
-	}
-	if c.Threshold <= 0 || c.Threshold > 1 {
-		c.Threshold = DefaultCompactThreshold
-	}
-	if c.KeepRecent <= 0 {
-		c.KeepRecent = DefaultKeepRecent
-	}
-	if c.PruneOver == 0 {
-		c.PruneOver = DefaultPruneOver
-	}
-	return c
-}
-
 // compact shrinks the model context: it prunes old tool results first and,
 // when that is not enough (or force), has the model summarise all but the
 // recent messages. Every part is a durable event or an activity, so a crash
 // at any point resumes or replays it. It reports whether the context
 // actually shrank.
 func (r *run) compact(ctx workflow.Context, force bool) (bool, error) {
-	p := compactionPolicy(r.core.opts.Compaction)
+	p := r.core.opts.Compaction.Policy()
 	before := r.core.ContextTokens()
 	if ids := r.core.PlanPrune(p.PruneOver, p.KeepRecent); len(ids) > 0 {
 		r.core.Pruned(workflow.Now(ctx), ids)

@@ -90,18 +90,7 @@ func (c *Core) discardAll(at time.Time, outcome eventlog.DiscardOutcome, cause s
 
 // HasWork reports whether a turn is due: a followup is pending, or steering
 // that wakes. Injected messages alone wait.
-func (c *Core) HasWork() bool {
-	in := c.state.Inbox
-	if len(in.NextTurn) > 0 {
-		return true
-	}
-	for _, p := range in.NextStep {
-		if p.Wake {
-			return true
-		}
-	}
-	return false
-}
+func (c *Core) HasWork() bool { return c.state.Inbox.Due() }
 
 // Make inserts a message a hook made (steering from turn-stopping, say). No
 // payload in history carries it, so its content is journaled inline.

@@ -62,16 +62,7 @@ func (c *Core) overBudget() string {
 
 // wantsStep: tool calls that did not conclude, or steering that wakes.
 func (c *Core) wantsStep() bool {
-	return c.last.toolCalls && !c.last.concluded || c.steeringPending()
-}
-
-func (c *Core) steeringPending() bool {
-	for _, p := range c.state.Inbox.NextStep {
-		if p.Wake {
-			return true
-		}
-	}
-	return false
+	return c.last.toolCalls && !c.last.concluded || c.state.Inbox.Steering()
 }
 
 // stopped is called once the turn-stopping hooks settled: steering they
@@ -81,7 +72,7 @@ func (c *Core) stopped(now time.Time) {
 		c.endTurn(now, eventlog.EndCanceled, c.cancelCause)
 		return
 	}
-	if c.steeringPending() {
+	if c.state.Inbox.Steering() {
 		c.last = stepOutcome{}
 		c.phase = phaseProposal
 		return
