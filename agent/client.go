@@ -13,7 +13,6 @@ import (
 
 	"github.com/tetherdev/tether/eventlog"
 	"github.com/tetherdev/tether/signals"
-	"github.com/tetherdev/tether/workflows"
 )
 
 // Client creates and attaches to agents (seed 003's factory and registry).
@@ -60,8 +59,8 @@ func (r *Client) Create(ctx context.Context, o CreateOptions) (*Handle, error) {
 		WorkflowIDConflictPolicy:                 enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
 		WorkflowIDReusePolicy:                    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
-		TypedSearchAttributes:                    workflows.StartAttributes(o.Options),
-		StaticSummary:                            "agent " + workflows.ModelName(o.Options),
+		TypedSearchAttributes:                    startAttributes(o.Options),
+		StaticSummary:                            "agent " + modelName(o.Options),
 	}, signals.AgentWorkflow, in)
 	if err != nil {
 		var started *serviceerror.WorkflowExecutionAlreadyStarted
