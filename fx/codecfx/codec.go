@@ -1,8 +1,8 @@
 // Package codecfx serves the worker's payload codec to the Temporal Web UI
 // and CLI (the remote codec protocol) on --codec-addr, so operators read
 // decrypted payloads. It is included only when an address is configured,
-// which requires keys; the codec server never answers a browser origin
-// other than the configured ones, nor a request without the configured
+// which requires keys. The codec server never encodes or decodes for a
+// browser origin other than the configured ones, nor without the configured
 // bearer token.
 package codecfx
 
