@@ -10,10 +10,12 @@ import (
 	"io"
 	"net/url"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"go.uber.org/fx"
 
+	"github.com/tetherdev/tether/activities/tools"
 	"github.com/tetherdev/tether/signals"
 	"github.com/tetherdev/tether/workflows"
 )
@@ -67,8 +69,14 @@ type ProviderConfig struct {
 
 // ToolsConfig configures built-in tools.
 type ToolsConfig struct {
-	// Workspace confines read_file and list_files; empty disables them.
+	// Workspace confines read_file and list_files. Empty (the default)
+	// registers neither: no directory is safe to expose unasked, least of
+	// all the worker's current one. The demo alone defaults it to the
+	// directory it runs in, whose README.md it reads.
 	Workspace string
+	// Deny lists the file name patterns the file tools withhold (see
+	// tools.WorkspaceOptions.Deny); empty withholds nothing.
+	Deny []string
 }
 
 // Load parses args and reads env (os.Getenv in production).
@@ -93,7 +101,8 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 	fs.StringVar(&c.Provider.OpenAIModel, "openai-model", envOr(env, "OPENAI_MODEL", "gpt-4o-mini"), "default OpenAI-compatible model")
 	fs.StringVar(&c.Provider.AnthropicBaseURL, "anthropic-base-url", envOr(env, "ANTHROPIC_BASE_URL", ""), "Anthropic API base URL")
 	fs.StringVar(&c.Provider.AnthropicModel, "anthropic-model", envOr(env, "ANTHROPIC_MODEL", "claude-sonnet-4-5"), "default Anthropic model")
-	fs.StringVar(&c.Tools.Workspace, "workspace", ".", "directory read_file and list_files are confined to (empty disables them)")
+	fs.StringVar(&c.Tools.Workspace, "workspace", "", "directory read_file and list_files are confined to (default: none, so no file tools; --demo: the current directory)")
+	deny := fs.String("workspace-deny", strings.Join(tools.DefaultDeny(), ","), "comma-separated file name patterns the file tools neither list nor read (empty: none)")
 	fs.DurationVar(&c.Workflow.ToolTimeout, "tool-timeout", workflows.DefaultToolTimeout, "tool activity timeout")
 	fs.DurationVar(&c.Workflow.ModelTimeout, "model-timeout", workflows.DefaultModelTimeout, "model activity timeout")
 	fs.IntVar(&c.Workflow.MaxRunTurns, "max-run-turns", 0, "continue an agent as new after this many turns in one run (0: when Temporal suggests)")
@@ -107,10 +116,26 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 	if !*demo {
 		c.Demo = ""
 	}
+	if *demo && c.Tools.Workspace == "" {
+		c.Tools.Workspace = "." // the demo agent reads the README.md next to it
+	}
+	c.Tools.Deny = splitList(*deny)
 	c.Provider.OpenAIAPIKey = env("OPENAI_API_KEY")
 	c.Provider.AnthropicAPIKey = env("ANTHROPIC_API_KEY")
 	c.Workflow.NoSearchAttributes = c.NoSearchAttributes
 	return c, c.Validate()
+}
+
+// splitList splits a comma-separated flag value; empty is an empty,
+// non-nil list.
+func splitList(v string) []string {
+	out := []string{}
+	for _, item := range strings.Split(v, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
 }
 
 func envOr(env func(string) string, key, def string) string {

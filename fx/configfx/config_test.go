@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/tetherdev/tether/activities/tools"
 )
 
 func TestLoadRejectsBadConfigurationWithClearErrors(t *testing.T) {
@@ -47,4 +49,26 @@ func TestLoadDefaultsAndEnvironment(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, cfg.Demo, "the demo runs only with --demo")
 	require.False(t, cfg.Embedded())
+}
+
+func TestFileToolsNeedAnExplicitWorkspaceExceptInTheDemo(t *testing.T) {
+	noEnv := func(string) string { return "" }
+	cfg, err := Load(nil, noEnv, io.Discard)
+	require.NoError(t, err)
+	require.Empty(t, cfg.Tools.Workspace, "the worker's current directory is never a default")
+	require.Equal(t, tools.DefaultDeny(), cfg.Tools.Deny)
+
+	cfg, err = Load([]string{"--demo"}, noEnv, io.Discard)
+	require.NoError(t, err)
+	require.Equal(t, ".", cfg.Tools.Workspace, "the demo reads the README.md it runs next to")
+
+	cfg, err = Load([]string{"--demo", "--workspace", "/srv/docs", "--workspace-deny", "*.pem, secrets*"}, noEnv, io.Discard)
+	require.NoError(t, err)
+	require.Equal(t, "/srv/docs", cfg.Tools.Workspace)
+	require.Equal(t, []string{"*.pem", "secrets*"}, cfg.Tools.Deny)
+
+	cfg, err = Load([]string{"--workspace", "docs", "--workspace-deny", ""}, noEnv, io.Discard)
+	require.NoError(t, err)
+	require.NotNil(t, cfg.Tools.Deny)
+	require.Empty(t, cfg.Tools.Deny, "an empty flag withholds nothing rather than falling back to the default")
 }
