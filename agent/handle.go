@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -15,9 +16,10 @@ import (
 // Handle is one agent. It is cheap, holds no state beyond IDs and is safe
 // for concurrent use.
 type Handle struct {
-	c     client.Client
-	ID    string
-	RunID string // the run the handle was made for; operations follow the chain
+	c       client.Client
+	streams *http.Client // reads live token streams; nil: defaultStreamClient
+	ID      string
+	RunID   string // the run the handle was made for; operations follow the chain
 }
 
 // SendOption changes how a message is delivered.
