@@ -15,6 +15,7 @@ import (
 
 	"go.uber.org/fx"
 
+	"github.com/tetherdev/tether/activities/stream"
 	"github.com/tetherdev/tether/activities/tools"
 	"github.com/tetherdev/tether/signals"
 	"github.com/tetherdev/tether/workflows"
@@ -44,13 +45,10 @@ type Config struct {
 	Address, Namespace string
 	// NoSearchAttributes skips registering and writing search attributes.
 	NoSearchAttributes bool
-	// StreamAddr is where the worker serves live model chunks; StreamURL is
-	// the base URL clients use to reach it (default http://StreamAddr).
-	StreamAddr, StreamURL string
-
-	Provider ProviderConfig
-	Tools    ToolsConfig
-	Workflow workflows.Config
+	Stream             StreamConfig
+	Provider           ProviderConfig
+	Tools              ToolsConfig
+	Workflow           workflows.Config
 }
 
 // ProviderConfig selects and configures model providers. The API key comes
@@ -66,6 +64,23 @@ type ProviderConfig struct {
 	AnthropicAPIKey  string
 	AnthropicModel   string
 }
+
+// StreamConfig configures the endpoint serving live model chunks.
+type StreamConfig struct {
+	// Addr is where the worker serves them; URL is the base URL clients
+	// reach it at (default http://, or https:// with TLS, and the bound
+	// address).
+	Addr, URL string
+	// TLSCert and TLSKey are PEM files: both set serves HTTPS, neither
+	// plain HTTP (for loopback, or behind a proxy that terminates TLS).
+	TLSCert, TLSKey string
+	// MaxSubscribers bounds the open subscriptions of the worker, and
+	// MaxSubscribersPerStream those of one model call.
+	MaxSubscribers, MaxSubscribersPerStream int
+}
+
+// TLS reports whether the endpoint serves HTTPS.
+func (c StreamConfig) TLS() bool { return c.TLSCert != "" }
 
 // ToolsConfig configures built-in tools.
 type ToolsConfig struct {
@@ -94,8 +109,12 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 	fs.StringVar(&c.Address, "address", "", "Temporal frontend host:port (default from TEMPORAL_ADDRESS or profile)")
 	fs.StringVar(&c.Namespace, "namespace", "", "Temporal namespace (default from TEMPORAL_NAMESPACE or profile)")
 	fs.BoolVar(&c.NoSearchAttributes, "no-search-attributes", false, "do not register or write Tether's search attributes")
-	fs.StringVar(&c.StreamAddr, "stream-addr", "127.0.0.1:0", "address serving live model chunks (Server-Sent Events)")
-	fs.StringVar(&c.StreamURL, "stream-url", "", "base URL clients reach --stream-addr at (default http://<bound address>)")
+	fs.StringVar(&c.Stream.Addr, "stream-addr", "127.0.0.1:0", "address serving live model chunks (Server-Sent Events)")
+	fs.StringVar(&c.Stream.URL, "stream-url", "", "base URL clients reach --stream-addr at (default http(s)://<bound address>)")
+	fs.StringVar(&c.Stream.TLSCert, "stream-tls-cert", "", "PEM certificate (chain) to serve live model chunks over HTTPS; needs --stream-tls-key")
+	fs.StringVar(&c.Stream.TLSKey, "stream-tls-key", "", "PEM private key of --stream-tls-cert")
+	fs.IntVar(&c.Stream.MaxSubscribers, "stream-max-subscribers", stream.DefaultMaxSubscribers, "most live stream subscriptions the worker serves at once (then 503)")
+	fs.IntVar(&c.Stream.MaxSubscribersPerStream, "stream-max-per-stream", stream.DefaultMaxSubscribersPerStream, "most subscriptions to one model call's stream (then 429)")
 	fs.StringVar(&c.Provider.Default, "provider", env("TETHER_PROVIDER"), "default model provider: scripted, openai or anthropic")
 	fs.StringVar(&c.Provider.OpenAIBaseURL, "openai-base-url", envOr(env, "OPENAI_BASE_URL", ""), "OpenAI-compatible base URL")
 	fs.StringVar(&c.Provider.OpenAIModel, "openai-model", envOr(env, "OPENAI_MODEL", "gpt-4o-mini"), "default OpenAI-compatible model")
@@ -178,7 +197,27 @@ func (c Config) Validate() error {
 	if c.Workflow.ToolTimeout < time.Second || c.Workflow.ModelTimeout < time.Second {
 		errs = append(errs, errors.New("activity timeouts must be at least 1s"))
 	}
-	return errors.Join(errs...)
+	return errors.Join(append(errs, c.Stream.validate()...)...)
+}
+
+func (c StreamConfig) validate() []error {
+	var errs []error
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		errs = append(errs, errors.New("--stream-tls-cert and --stream-tls-key go together"))
+	}
+	if c.URL != "" {
+		p, err := url.Parse(c.URL)
+		switch {
+		case err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "":
+			errs = append(errs, fmt.Errorf("--stream-url %q is not an http(s) URL", c.URL))
+		case c.TLS() && p.Scheme != "https":
+			errs = append(errs, fmt.Errorf("--stream-url %q must be https:// when the worker serves TLS", c.URL))
+		}
+	}
+	if c.MaxSubscribers < 1 || c.MaxSubscribersPerStream < 1 {
+		errs = append(errs, errors.New("--stream-max-subscribers and --stream-max-per-stream must be at least 1"))
+	}
+	return errs
 }
 
 // OpenAIConfigured reports whether an OpenAI-compatible endpoint is usable.
@@ -200,6 +239,6 @@ func (c Config) DataPath() (string, error) { return filepath.Abs(c.DataDir) }
 // Module supplies the configuration and its parts.
 func Module(c Config) fx.Option {
 	return fx.Module("config",
-		fx.Supply(c, c.Provider, c.Tools, c.Workflow),
+		fx.Supply(c, c.Provider, c.Tools, c.Workflow, c.Stream),
 	)
 }

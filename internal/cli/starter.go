@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/contrib/envconfig"
 
+	"github.com/tetherdev/tether/activities/stream"
 	"github.com/tetherdev/tether/agent"
 	"github.com/tetherdev/tether/signals"
 )
@@ -46,6 +47,8 @@ commands:
 
 connection flags (defaults from TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, profiles):
   --address HOST:PORT  --namespace NS  --task-queue Q
+  --stream-ca FILE     CA (PEM) trusted for workers serving live tokens over TLS
+                       (default: the system's roots)
 `
 
 // ErrUsage marks a command line that could not be parsed.
@@ -70,6 +73,7 @@ func (s Starter) run(ctx context.Context, args []string) error {
 	address := fs.String("address", "", "")
 	namespace := fs.String("namespace", "", "")
 	taskQueue := fs.String("task-queue", signals.TaskQueue, "")
+	streamCA := fs.String("stream-ca", "", "")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %v", ErrUsage, err)
 	}
@@ -80,12 +84,16 @@ func (s Starter) run(ctx context.Context, args []string) error {
 	if !ok {
 		return fmt.Errorf("%w: unknown command %q", ErrUsage, fs.Arg(0))
 	}
+	streams, err := stream.NewClient(stream.ClientOptions{CAFile: *streamCA})
+	if err != nil {
+		return err
+	}
 	c, err := s.connect(ctx, *address, *namespace)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	return cmd(ctx, env{s: s, agents: agent.New(c, *taskQueue)}, fs.Args()[1:])
+	return cmd(ctx, env{s: s, agents: agent.New(c, *taskQueue, agent.WithStreamClient(streams))}, fs.Args()[1:])
 }
 
 func (s Starter) connect(ctx context.Context, address, namespace string) (client.Client, error) {
