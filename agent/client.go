@@ -11,21 +11,34 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 
 	"github.com/tetherdev/tether/eventlog"
 	"github.com/tetherdev/tether/signals"
-	"github.com/tetherdev/tether/workflows"
 )
 
 // Client creates and attaches to agents (seed 003's factory and registry).
 type Client struct {
 	c         client.Client
 	taskQueue string
+	dc        converter.DataConverter
 	streams   *http.Client // reads live token streams; nil: defaultStreamClient
 }
 
 // Option configures a Client.
 type Option func(*Client)
+
+// WithDataConverter names the data converter c was dialed with, so the
+// payloads the client cannot decode for us (the token stream's locator in
+// heartbeat details) decode as the client's do. Required when payloads
+// are encrypted; the default is the SDK's.
+func WithDataConverter(dc converter.DataConverter) Option {
+	return func(r *Client) {
+		if dc != nil {
+			r.dc = dc
+		}
+	}
+}
 
 // WithStreamClient reads live token streams (Handle.Tokens) with hc, e.g.
 // one from stream.NewClient that trusts the CA of workers serving them over
@@ -39,16 +52,16 @@ func New(c client.Client, taskQueue string, opts ...Option) *Client {
 	if taskQueue == "" {
 		taskQueue = signals.TaskQueue
 	}
-	r := &Client{c: c, taskQueue: taskQueue}
+	r := &Client{c: c, taskQueue: taskQueue, dc: converter.GetDefaultDataConverter()}
 	for _, o := range opts {
 		o(r)
 	}
 	return r
 }
 
-// handle returns a Handle on this client's connections.
+// handle returns a Handle on this client's connections and converter.
 func (r *Client) handle(id, runID string) *Handle {
-	return &Handle{c: r.c, streams: r.streams, ID: id, RunID: runID}
+	return &Handle{c: r.c, dc: r.dc, streams: r.streams, ID: id, RunID: runID}
 }
 
 // CreateOptions configure a new agent.
@@ -81,8 +94,8 @@ func (r *Client) Create(ctx context.Context, o CreateOptions) (*Handle, error) {
 		WorkflowIDConflictPolicy:                 enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
 		WorkflowIDReusePolicy:                    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
-		TypedSearchAttributes:                    workflows.StartAttributes(o.Options),
-		StaticSummary:                            "agent " + workflows.ModelName(o.Options),
+		TypedSearchAttributes:                    startAttributes(o.Options),
+		StaticSummary:                            "agent " + modelName(o.Options),
 	}, signals.AgentWorkflow, in)
 	if err != nil {
 		var started *serviceerror.WorkflowExecutionAlreadyStarted

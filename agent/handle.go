@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 
 	"github.com/tetherdev/tether/eventlog"
 	"github.com/tetherdev/tether/signals"
@@ -17,7 +18,8 @@ import (
 // for concurrent use.
 type Handle struct {
 	c       client.Client
-	streams *http.Client // reads live token streams; nil: defaultStreamClient
+	dc      converter.DataConverter // c's, for payloads read outside c
+	streams *http.Client            // reads live token streams; nil: defaultStreamClient
 	ID      string
 	RunID   string // the run the handle was made for; operations follow the chain
 }

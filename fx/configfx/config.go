@@ -49,6 +49,7 @@ type Config struct {
 	Provider           ProviderConfig
 	Tools              ToolsConfig
 	Workflow           workflows.Config
+	Codec              CodecConfig
 }
 
 // ProviderConfig selects and configures model providers. The API key comes
@@ -126,6 +127,8 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 	fs.DurationVar(&c.Workflow.ModelTimeout, "model-timeout", workflows.DefaultModelTimeout, "model activity timeout")
 	fs.IntVar(&c.Workflow.MaxRunTurns, "max-run-turns", 0, "continue an agent as new after this many turns in one run (0: when Temporal suggests)")
 	fs.IntVar(&c.Workflow.MaxRunEvents, "max-run-events", 0, "continue an agent as new once its run has this many history events (0: when Temporal suggests)")
+	var cf codecFlags
+	cf.register(fs, env, &c.Codec)
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}
@@ -142,6 +145,9 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 	c.Provider.OpenAIAPIKey = env("OPENAI_API_KEY")
 	c.Provider.AnthropicAPIKey = env("ANTHROPIC_API_KEY")
 	c.Workflow.NoSearchAttributes = c.NoSearchAttributes
+	if err := cf.resolve(&c, env); err != nil {
+		return Config{}, err
+	}
 	return c, c.Validate()
 }
 
@@ -197,6 +203,7 @@ func (c Config) Validate() error {
 	if c.Workflow.ToolTimeout < time.Second || c.Workflow.ModelTimeout < time.Second {
 		errs = append(errs, errors.New("activity timeouts must be at least 1s"))
 	}
+	errs = append(errs, c.validateCodec()...)
 	return errors.Join(append(errs, c.Stream.validate()...)...)
 }
 

@@ -11,9 +11,11 @@ import (
 
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/contrib/envconfig"
+	"go.temporal.io/sdk/converter"
 
 	"github.com/tetherdev/tether/activities/stream"
 	"github.com/tetherdev/tether/agent"
+	"github.com/tetherdev/tether/codec"
 	"github.com/tetherdev/tether/signals"
 )
 
@@ -24,6 +26,9 @@ type Dialer func(ctx context.Context, opts client.Options) (client.Client, error
 type Starter struct {
 	Out, Err io.Writer
 	Dial     Dialer
+	// Env looks up the codec key variables (os.Getenv in the main); nil
+	// configures no keys.
+	Env func(string) string
 }
 
 // Usage is printed for a missing or unknown command.
@@ -49,6 +54,9 @@ connection flags (defaults from TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, profiles):
   --address HOST:PORT  --namespace NS  --task-queue Q
   --stream-ca FILE     CA (PEM) trusted for workers serving live tokens over TLS
                        (default: the system's roots)
+
+payload encryption: the worker's keys in TETHER_CODEC_KEYS or TETHER_CODEC_KEY_FILE
+(active key TETHER_CODEC_KEY_ID), else the profile's codec endpoint, if any
 `
 
 // ErrUsage marks a command line that could not be parsed.
@@ -88,18 +96,28 @@ func (s Starter) run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	c, err := s.connect(ctx, *address, *namespace)
+	c, dc, err := s.connect(ctx, *address, *namespace)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	return cmd(ctx, env{s: s, agents: agent.New(c, *taskQueue, agent.WithStreamClient(streams))}, fs.Args()[1:])
+	agents := agent.New(c, *taskQueue, agent.WithDataConverter(dc), agent.WithStreamClient(streams))
+	return cmd(ctx, env{s: s, agents: agents}, fs.Args()[1:])
 }
 
-func (s Starter) connect(ctx context.Context, address, namespace string) (client.Client, error) {
-	opts, err := envconfig.LoadDefaultClientOptions()
+// connect dials Temporal with the data converter the worker uses: local
+// codec keys, else the profile's remote codec, else the default.
+func (s Starter) connect(ctx context.Context, address, namespace string) (client.Client, converter.DataConverter, error) {
+	var keys codec.Config
+	if s.Env != nil {
+		var err error
+		if keys, err = codec.SourceFromEnv(s.Env).Load(); err != nil {
+			return nil, nil, err
+		}
+	}
+	opts, err := envconfig.LoadClientOptions(envconfig.LoadClientOptionsRequest{IncludeRemoteCodec: true})
 	if err != nil {
-		return nil, fmt.Errorf("load Temporal client config: %w", err)
+		return nil, nil, fmt.Errorf("load Temporal client config: %w", err)
 	}
 	if address != "" {
 		opts.HostPort = address
@@ -107,11 +125,15 @@ func (s Starter) connect(ctx context.Context, address, namespace string) (client
 	if namespace != "" {
 		opts.Namespace = namespace
 	}
+	dc, err := codec.Configure(&opts, keys)
+	if err != nil {
+		return nil, nil, err
+	}
 	c, err := s.Dial(ctx, opts)
 	if err != nil {
-		return nil, fmt.Errorf("connect to Temporal: %w", err)
+		return nil, nil, fmt.Errorf("connect to Temporal: %w", err)
 	}
-	return c, nil
+	return c, dc, nil
 }
 
 // env is what a command works with.
