@@ -53,7 +53,8 @@ func TestDemoRunsAnAgentEndToEndAndExitsZero(t *testing.T) {
 	}
 	require.NoError(t, app.Stop(ctx))
 	require.Equal(t, 0, sig.ExitCode, out.String())
-	for _, want := range []string{"scripted demo model", "user:", "tool call:   current_time", "tool result: calculate → 391", "assistant:", "turn 1 completed"} {
+	for _, want := range []string{"scripted demo model", "user:", "tool call:   current_time", "tool result: calculate → 391",
+		"tool call:   read_file", "# Tether", "assistant:", "turn 1 completed", "--dev --data-dir " + cfg.DataDir + " --workspace ../.."} {
 		require.Contains(t, out.String(), want)
 	}
 }

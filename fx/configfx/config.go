@@ -10,10 +10,13 @@ import (
 	"io"
 	"net/url"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"go.uber.org/fx"
 
+	"github.com/tetherdev/tether/activities/stream"
+	"github.com/tetherdev/tether/activities/tools"
 	"github.com/tetherdev/tether/signals"
 	"github.com/tetherdev/tether/workflows"
 )
@@ -42,14 +45,11 @@ type Config struct {
 	Address, Namespace string
 	// NoSearchAttributes skips registering and writing search attributes.
 	NoSearchAttributes bool
-	// StreamAddr is where the worker serves live model chunks; StreamURL is
-	// the base URL clients use to reach it (default http://StreamAddr).
-	StreamAddr, StreamURL string
-
-	Provider ProviderConfig
-	Tools    ToolsConfig
-	Workflow workflows.Config
-	Codec    CodecConfig
+	Stream             StreamConfig
+	Provider           ProviderConfig
+	Tools              ToolsConfig
+	Workflow           workflows.Config
+	Codec              CodecConfig
 }
 
 // ProviderConfig selects and configures model providers. The API key comes
@@ -66,10 +66,33 @@ type ProviderConfig struct {
 	AnthropicModel   string
 }
 
+// StreamConfig configures the endpoint serving live model chunks.
+type StreamConfig struct {
+	// Addr is where the worker serves them; URL is the base URL clients
+	// reach it at (default http://, or https:// with TLS, and the bound
+	// address).
+	Addr, URL string
+	// TLSCert and TLSKey are PEM files: both set serves HTTPS, neither
+	// plain HTTP (for loopback, or behind a proxy that terminates TLS).
+	TLSCert, TLSKey string
+	// MaxSubscribers bounds the open subscriptions of the worker, and
+	// MaxSubscribersPerStream those of one model call.
+	MaxSubscribers, MaxSubscribersPerStream int
+}
+
+// TLS reports whether the endpoint serves HTTPS.
+func (c StreamConfig) TLS() bool { return c.TLSCert != "" }
+
 // ToolsConfig configures built-in tools.
 type ToolsConfig struct {
-	// Workspace confines read_file and list_files; empty disables them.
+	// Workspace confines read_file and list_files. Empty (the default)
+	// registers neither: no directory is safe to expose unasked, least of
+	// all the worker's current one. The demo alone defaults it to the
+	// directory it runs in, whose README.md it reads.
 	Workspace string
+	// Deny lists the file name patterns the file tools withhold (see
+	// tools.WorkspaceOptions.Deny); empty withholds nothing.
+	Deny []string
 }
 
 // Load parses args and reads env (os.Getenv in production).
@@ -87,14 +110,19 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 	fs.StringVar(&c.Address, "address", "", "Temporal frontend host:port (default from TEMPORAL_ADDRESS or profile)")
 	fs.StringVar(&c.Namespace, "namespace", "", "Temporal namespace (default from TEMPORAL_NAMESPACE or profile)")
 	fs.BoolVar(&c.NoSearchAttributes, "no-search-attributes", false, "do not register or write Tether's search attributes")
-	fs.StringVar(&c.StreamAddr, "stream-addr", "127.0.0.1:0", "address serving live model chunks (Server-Sent Events)")
-	fs.StringVar(&c.StreamURL, "stream-url", "", "base URL clients reach --stream-addr at (default http://<bound address>)")
+	fs.StringVar(&c.Stream.Addr, "stream-addr", "127.0.0.1:0", "address serving live model chunks (Server-Sent Events)")
+	fs.StringVar(&c.Stream.URL, "stream-url", "", "base URL clients reach --stream-addr at (default http(s)://<bound address>)")
+	fs.StringVar(&c.Stream.TLSCert, "stream-tls-cert", "", "PEM certificate (chain) to serve live model chunks over HTTPS; needs --stream-tls-key")
+	fs.StringVar(&c.Stream.TLSKey, "stream-tls-key", "", "PEM private key of --stream-tls-cert")
+	fs.IntVar(&c.Stream.MaxSubscribers, "stream-max-subscribers", stream.DefaultMaxSubscribers, "most live stream subscriptions the worker serves at once (then 503)")
+	fs.IntVar(&c.Stream.MaxSubscribersPerStream, "stream-max-per-stream", stream.DefaultMaxSubscribersPerStream, "most subscriptions to one model call's stream (then 429)")
 	fs.StringVar(&c.Provider.Default, "provider", env("TETHER_PROVIDER"), "default model provider: scripted, openai or anthropic")
 	fs.StringVar(&c.Provider.OpenAIBaseURL, "openai-base-url", envOr(env, "OPENAI_BASE_URL", ""), "OpenAI-compatible base URL")
 	fs.StringVar(&c.Provider.OpenAIModel, "openai-model", envOr(env, "OPENAI_MODEL", "gpt-4o-mini"), "default OpenAI-compatible model")
 	fs.StringVar(&c.Provider.AnthropicBaseURL, "anthropic-base-url", envOr(env, "ANTHROPIC_BASE_URL", ""), "Anthropic API base URL")
 	fs.StringVar(&c.Provider.AnthropicModel, "anthropic-model", envOr(env, "ANTHROPIC_MODEL", "claude-sonnet-4-5"), "default Anthropic model")
-	fs.StringVar(&c.Tools.Workspace, "workspace", ".", "directory read_file and list_files are confined to (empty disables them)")
+	fs.StringVar(&c.Tools.Workspace, "workspace", "", "directory read_file and list_files are confined to (default: none, so no file tools; --demo: the current directory)")
+	deny := fs.String("workspace-deny", strings.Join(tools.DefaultDeny(), ","), "comma-separated file name patterns the file tools neither list nor read (empty: none)")
 	fs.DurationVar(&c.Workflow.ToolTimeout, "tool-timeout", workflows.DefaultToolTimeout, "tool activity timeout")
 	fs.DurationVar(&c.Workflow.ModelTimeout, "model-timeout", workflows.DefaultModelTimeout, "model activity timeout")
 	fs.IntVar(&c.Workflow.MaxRunTurns, "max-run-turns", 0, "continue an agent as new after this many turns in one run (0: when Temporal suggests)")
@@ -110,6 +138,10 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 	if !*demo {
 		c.Demo = ""
 	}
+	if *demo && c.Tools.Workspace == "" {
+		c.Tools.Workspace = "." // the demo agent reads the README.md next to it
+	}
+	c.Tools.Deny = splitList(*deny)
 	c.Provider.OpenAIAPIKey = env("OPENAI_API_KEY")
 	c.Provider.AnthropicAPIKey = env("ANTHROPIC_API_KEY")
 	c.Workflow.NoSearchAttributes = c.NoSearchAttributes
@@ -117,6 +149,18 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 		return Config{}, err
 	}
 	return c, c.Validate()
+}
+
+// splitList splits a comma-separated flag value; empty is an empty,
+// non-nil list.
+func splitList(v string) []string {
+	out := []string{}
+	for _, item := range strings.Split(v, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
 }
 
 func envOr(env func(string) string, key, def string) string {
@@ -160,7 +204,27 @@ func (c Config) Validate() error {
 		errs = append(errs, errors.New("activity timeouts must be at least 1s"))
 	}
 	errs = append(errs, c.validateCodec()...)
-	return errors.Join(errs...)
+	return errors.Join(append(errs, c.Stream.validate()...)...)
+}
+
+func (c StreamConfig) validate() []error {
+	var errs []error
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		errs = append(errs, errors.New("--stream-tls-cert and --stream-tls-key go together"))
+	}
+	if c.URL != "" {
+		p, err := url.Parse(c.URL)
+		switch {
+		case err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "":
+			errs = append(errs, fmt.Errorf("--stream-url %q is not an http(s) URL", c.URL))
+		case c.TLS() && p.Scheme != "https":
+			errs = append(errs, fmt.Errorf("--stream-url %q must be https:// when the worker serves TLS", c.URL))
+		}
+	}
+	if c.MaxSubscribers < 1 || c.MaxSubscribersPerStream < 1 {
+		errs = append(errs, errors.New("--stream-max-subscribers and --stream-max-per-stream must be at least 1"))
+	}
+	return errs
 }
 
 // OpenAIConfigured reports whether an OpenAI-compatible endpoint is usable.
@@ -182,6 +246,6 @@ func (c Config) DataPath() (string, error) { return filepath.Abs(c.DataDir) }
 // Module supplies the configuration and its parts.
 func Module(c Config) fx.Option {
 	return fx.Module("config",
-		fx.Supply(c, c.Provider, c.Tools, c.Workflow),
+		fx.Supply(c, c.Provider, c.Tools, c.Workflow, c.Stream),
 	)
 }

@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/contrib/envconfig"
 	"go.temporal.io/sdk/converter"
 
+	"github.com/tetherdev/tether/activities/stream"
 	"github.com/tetherdev/tether/agent"
 	"github.com/tetherdev/tether/codec"
 	"github.com/tetherdev/tether/signals"
@@ -35,6 +36,8 @@ const Usage = `usage: starter [connection flags] COMMAND [flags] ARGS
 
 commands:
   start [--id ID] [--provider P] [--model M] [--system TEXT] [--tools a,b] [--wait|--stream] MESSAGE
+                                   (--tools default current_time,calculate; read_file and
+                                    list_files need a worker started with --workspace DIR)
   followup [--no-ack] ID MESSAGE   queue a message for a turn of its own (wakes the agent)
   steer [--no-ack] ID MESSAGE      queue a message for the next step (wakes the agent)
   inject [--no-ack] ID MESSAGE     queue a message for the next step (does not wake)
@@ -49,6 +52,8 @@ commands:
 
 connection flags (defaults from TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, profiles):
   --address HOST:PORT  --namespace NS  --task-queue Q
+  --stream-ca FILE     CA (PEM) trusted for workers serving live tokens over TLS
+                       (default: the system's roots)
 
 payload encryption: the worker's keys in TETHER_CODEC_KEYS or TETHER_CODEC_KEY_FILE
 (active key TETHER_CODEC_KEY_ID), else the profile's codec endpoint, if any
@@ -76,6 +81,7 @@ func (s Starter) run(ctx context.Context, args []string) error {
 	address := fs.String("address", "", "")
 	namespace := fs.String("namespace", "", "")
 	taskQueue := fs.String("task-queue", signals.TaskQueue, "")
+	streamCA := fs.String("stream-ca", "", "")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %v", ErrUsage, err)
 	}
@@ -86,12 +92,17 @@ func (s Starter) run(ctx context.Context, args []string) error {
 	if !ok {
 		return fmt.Errorf("%w: unknown command %q", ErrUsage, fs.Arg(0))
 	}
+	streams, err := stream.NewClient(stream.ClientOptions{CAFile: *streamCA})
+	if err != nil {
+		return err
+	}
 	c, dc, err := s.connect(ctx, *address, *namespace)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	return cmd(ctx, env{s: s, agents: agent.New(c, *taskQueue, agent.WithDataConverter(dc))}, fs.Args()[1:])
+	agents := agent.New(c, *taskQueue, agent.WithDataConverter(dc), agent.WithStreamClient(streams))
+	return cmd(ctx, env{s: s, agents: agents}, fs.Args()[1:])
 }
 
 // connect dials Temporal with the data converter the worker uses: local
