@@ -13,7 +13,6 @@ import (
 	"go.temporal.io/sdk/contrib/envconfig"
 	"go.temporal.io/sdk/converter"
 
-	"github.com/tetherdev/tether/activities/stream"
 	"github.com/tetherdev/tether/agent"
 	"github.com/tetherdev/tether/codec"
 	"github.com/tetherdev/tether/signals"
@@ -92,7 +91,7 @@ func (s Starter) run(ctx context.Context, args []string) error {
 	if !ok {
 		return fmt.Errorf("%w: unknown command %q", ErrUsage, fs.Arg(0))
 	}
-	streams, err := stream.NewClient(stream.ClientOptions{CAFile: *streamCA})
+	streams, err := agent.NewStreamClient(agent.StreamClientOptions{CAFile: *streamCA})
 	if err != nil {
 		return err
 	}
