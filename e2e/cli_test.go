@@ -81,8 +81,12 @@ func TestStarterRunsAConversationAndReportsTypedErrors(t *testing.T) {
 
 	r = e.starter(ctx, "frobnicate", "cli")
 	requireExit(t, r, 2)
-	require.Contains(t, r.err, `unknown command "frobnicate"`)
-	require.Contains(t, r.err, cli.Usage)
+	require.Equal(t, "starter: unknown command \"frobnicate\" (run starter without arguments for usage)\n", r.err)
+	require.Empty(t, r.out)
+
+	r = e.starter(ctx, "start", "--id", "cli2")
+	requireExit(t, r, 2)
+	require.Equal(t, "starter: start needs MESSAGE (run starter without arguments for usage)\n", r.err)
 	require.Empty(t, r.out)
 }
 

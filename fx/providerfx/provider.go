@@ -6,7 +6,6 @@
 package providerfx
 
 import (
-	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -19,6 +18,7 @@ import (
 	"github.com/tetherdev/tether/activities/openai"
 	"github.com/tetherdev/tether/activities/scripted"
 	"github.com/tetherdev/tether/fx/configfx"
+	"github.com/tetherdev/tether/internal/startup"
 )
 
 // Provider names agents choose by.
@@ -104,7 +104,8 @@ func logOpenAIKey(log *slog.Logger, cfg configfx.ProviderConfig) {
 	log.Info("OpenAI-compatible endpoint has no API key", "host", host, "key_env", cfg.OpenAIKeyEnv)
 }
 
-// misconfigured names the provider whose adapter refused its configuration.
+// misconfigured explains a provider adapter that refused its configuration.
 func misconfigured(name, flag string, err error) error {
-	return fmt.Errorf("%s provider (check %s): %w", name, flag, err)
+	return &startup.Error{Problem: "the " + name + " provider is misconfigured (" + err.Error() + ")",
+		Fix: "check " + flag + " and the provider's model flag", Err: err}
 }

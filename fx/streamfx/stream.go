@@ -17,6 +17,7 @@ import (
 	"github.com/tetherdev/tether/activities"
 	"github.com/tetherdev/tether/activities/stream"
 	"github.com/tetherdev/tether/fx/configfx"
+	"github.com/tetherdev/tether/internal/startup"
 )
 
 // Module provides the hub and activities.LiveStreams, served while the app runs.
@@ -42,7 +43,8 @@ type Result struct {
 func New(p Params) (Result, error) {
 	ln, err := net.Listen("tcp", p.Config.StreamAddr)
 	if err != nil {
-		return Result{}, fmt.Errorf("listen for live streams on %s: %w", p.Config.StreamAddr, err)
+		return Result{}, &startup.Error{Problem: fmt.Sprintf("cannot serve live streams on %s (%v)", p.Config.StreamAddr, err),
+			Fix: "choose another address with --stream-addr (127.0.0.1:0 picks a free port)", Err: err}
 	}
 	base := p.Config.StreamURL
 	if base == "" {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/tetherdev/tether/fx/configfx"
 	"github.com/tetherdev/tether/internal/devserver"
+	"github.com/tetherdev/tether/internal/startup"
 )
 
 // Module provides client.Client, closed with the app.
@@ -30,6 +31,9 @@ type Params struct {
 	Lifecycle fx.Lifecycle
 	Logger    *slog.Logger
 }
+
+// NoServerFix is what a worker that finds no Temporal server tells its user.
+const NoServerFix = "start one, or run with --dev"
 
 // dialTimeout bounds the first connection, so a wrong address fails fast.
 const dialTimeout = 15 * time.Second
@@ -45,7 +49,7 @@ func New(p Params) (client.Client, error) {
 	defer cancel()
 	c, err := client.DialContext(ctx, opts)
 	if err != nil {
-		return nil, fmt.Errorf("connect to Temporal at %s (namespace %s): %w", opts.HostPort, opts.Namespace, err)
+		return nil, startup.Dial(opts.HostPort, err, NoServerFix)
 	}
 	p.Lifecycle.Append(fx.StopHook(c.Close))
 	if !p.Config.NoSearchAttributes && p.Server == nil {

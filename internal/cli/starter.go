@@ -8,12 +8,13 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/contrib/envconfig"
 
 	"github.com/tetherdev/tether/agent"
-	"github.com/tetherdev/tether/signals"
+	"github.com/tetherdev/tether/internal/startup"
 )
 
 // Dialer connects to Temporal; tests pass one that returns an existing client.
@@ -25,7 +26,7 @@ type Starter struct {
 	Dial     Dialer
 }
 
-// Usage is printed for a missing or unknown command.
+// Usage is printed for `starter help` and a command line without a command.
 const Usage = `usage: starter [connection flags] COMMAND [flags] ARGS
 
 commands:
@@ -43,63 +44,84 @@ commands:
   dispose ID [--cause C]   end the agent
 
 connection flags (defaults from TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, profiles):
-  --address HOST:PORT  --namespace NS  --task-queue Q
+  --address HOST:PORT  --namespace NS  --task-queue Q  -v|--verbose (whole errors)
 `
 
 // ErrUsage marks a command line that could not be parsed.
 var ErrUsage = errors.New("usage")
 
-// Run executes args and returns the process exit code.
+// errNoCommand is a command line without a command: the usage is the answer.
+var errNoCommand = fmt.Errorf("%w: no command", ErrUsage)
+
+// usageHint ends a usage error: the whole usage is one command away.
+const usageHint = " (run starter without arguments for usage)"
+
+// NoServerFix is what the starter tells a user when no Temporal server answers.
+const NoServerFix = "start one (go run ./cmd/worker --dev), or pass --address"
+
+// dialTimeout bounds the connection, so a wrong address fails fast.
+const dialTimeout = 15 * time.Second
+
+// Run executes args and returns the process exit code: 0, 1 when the
+// command failed, 2 when it could not start (a usage error, or no Temporal
+// server), with one line on Err that says what to do.
 func (s Starter) Run(ctx context.Context, args []string) int {
-	if err := s.run(ctx, args); err != nil {
-		fmt.Fprintln(s.Err, "starter:", err)
-		if errors.Is(err, ErrUsage) {
-			fmt.Fprint(s.Err, Usage)
-			return 2
-		}
-		return 1
+	g, err := parseGlobal(args)
+	if err == nil {
+		err = s.run(ctx, g)
 	}
-	return 0
+	var fixable *startup.Error
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, errHelp):
+		fmt.Fprint(s.Out, Usage)
+		return 0
+	case errors.Is(err, errNoCommand):
+		fmt.Fprint(s.Err, Usage)
+		return startup.ExitCode
+	case errors.Is(err, ErrUsage):
+		return startup.Refuse(s.Err, "starter", errors.New(strings.TrimPrefix(err.Error(), ErrUsage.Error()+": ")+usageHint))
+	case errors.As(err, &fixable):
+		return startup.Report(s.Err, "starter", err, g.verbose)
+	}
+	fmt.Fprintln(s.Err, "starter:", err)
+	return 1
 }
 
-func (s Starter) run(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("starter", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	address := fs.String("address", "", "")
-	namespace := fs.String("namespace", "", "")
-	taskQueue := fs.String("task-queue", signals.TaskQueue, "")
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %v", ErrUsage, err)
-	}
-	if fs.NArg() == 0 {
-		return fmt.Errorf("%w: no command", ErrUsage)
-	}
-	cmd, ok := commands[fs.Arg(0)]
+func (s Starter) run(ctx context.Context, g global) error {
+	cmd, ok := commands[g.command]
 	if !ok {
-		return fmt.Errorf("%w: unknown command %q", ErrUsage, fs.Arg(0))
+		return fmt.Errorf("%w: unknown command %q", ErrUsage, g.command)
 	}
-	c, err := s.connect(ctx, *address, *namespace)
+	c, err := s.connect(ctx, g.address, g.namespace)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	return cmd(ctx, env{s: s, agents: agent.New(c, *taskQueue)}, fs.Args()[1:])
+	return cmd(ctx, env{s: s, agents: agent.New(c, g.taskQueue)}, g.args)
 }
 
 func (s Starter) connect(ctx context.Context, address, namespace string) (client.Client, error) {
 	opts, err := envconfig.LoadDefaultClientOptions()
 	if err != nil {
-		return nil, fmt.Errorf("load Temporal client config: %w", err)
+		return nil, &startup.Error{Problem: "cannot load the Temporal client configuration (" + err.Error() + ")",
+			Fix: "check TEMPORAL_* variables and temporal.toml", Err: err}
 	}
 	if address != "" {
 		opts.HostPort = address
 	}
+	if opts.HostPort == "" {
+		opts.HostPort = client.DefaultHostPort
+	}
 	if namespace != "" {
 		opts.Namespace = namespace
 	}
-	c, err := s.Dial(ctx, opts)
+	dctx, cancel := context.WithTimeout(ctx, dialTimeout)
+	defer cancel()
+	c, err := s.Dial(dctx, opts)
 	if err != nil {
-		return nil, fmt.Errorf("connect to Temporal: %w", err)
+		return nil, startup.Dial(opts.HostPort, err, NoServerFix)
 	}
 	return c, nil
 }
