@@ -41,4 +41,7 @@ func TestDemoRunsAnAgentEndToEndAndExitsZero(t *testing.T) {
 	for _, want := range []string{"scripted demo model", "user:", "tool call:   current_time", "tool result: calculate → 391", "assistant:", "turn 1 completed"} {
 		require.Contains(t, out.String(), want)
 	}
+	require.Regexp(t, `tool result: read_file → .*# Tether\n(.*\n){4} *… \(\d+ more lines, \d+ bytes in all; full text: starter log --json demo-\d{8}-\d{6}\)\n`,
+		out.String(), "the README is previewed, not printed whole")
+	require.NotContains(t, out.String(), "## Tests", "the end of the README is not in the transcript")
 }

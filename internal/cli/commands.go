@@ -159,7 +159,7 @@ func showLog(ctx context.Context, e env, h *agent.Handle, asJSON bool) error {
 	case asJSON:
 		return e.json(log)
 	}
-	return agent.WriteTranscript(e.s.Out, log)
+	return agent.WriteTranscript(e.s.Out, h.ID, log)
 }
 
 func printStatus(e env, st signals.StatusView) {
@@ -215,7 +215,7 @@ func waitAndPrint(ctx context.Context, e env, h *agent.Handle) error {
 	if err != nil {
 		return err
 	}
-	return agent.WriteTranscript(e.s.Out, log)
+	return agent.WriteTranscript(e.s.Out, h.ID, log)
 }
 
 // attachAny attaches for reading: a closed agent's status and log can still
