@@ -23,7 +23,7 @@ func TestStarterBinaryWithoutServerExitsTwoWithOneLine(t *testing.T) {
 	require.NoError(t, l.Close())
 
 	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(bin, "--address", addr, "status", "a1")
+	cmd := exec.Command(bin, "--address", addr, "ls")
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err = cmd.Run()
 	var exit *exec.ExitError

@@ -24,6 +24,7 @@ var commands = map[string]command{
 	"log":      reader("log", showLog),
 	"dispose":  dispose,
 	"compact":  compact,
+	"ls":       list,
 }
 
 func compact(ctx context.Context, e env, args []string) error {

@@ -42,6 +42,8 @@ commands:
   log ID [--json]          print the session transcript (or the raw log)
   compact ID               compact the agent's context while it is idle
   dispose ID [--cause C]   end the agent
+  ls [--status idle|running] [--model PROVIDER/MODEL] [--parent ID] [--turn N] [--limit N] [--all]
+                           list agents, newest first (--all: closed ones too)
 
 connection flags (defaults from TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, profiles):
   --address HOST:PORT  --namespace NS  --task-queue Q  -v|--verbose (whole errors)
