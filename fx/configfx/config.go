@@ -46,7 +46,7 @@ type Config struct {
 	StreamAddr, StreamURL string
 
 	// Verbose shows fx's own log and, when the worker cannot start, the
-	// whole error chain instead of one sentence.
+	// whole error chain above the one sentence.
 	Verbose bool
 
 	Provider ProviderConfig
@@ -67,11 +67,12 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 	c := Config{TaskQueue: signals.TaskQueue}
 	fs, demo, keyEnv := flags(&c, env)
 	fs.SetOutput(io.Discard)
-	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+	switch err := fs.Parse(args); {
+	case errors.Is(err, flag.ErrHelp):
 		fs.SetOutput(stderr)
 		fs.PrintDefaults()
 		return Config{}, err
-	} else if err != nil {
+	case err != nil:
 		return Config{}, fmt.Errorf("%v: worker -h lists the flags", err)
 	}
 	if fs.NArg() > 0 {

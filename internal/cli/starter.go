@@ -72,6 +72,11 @@ func (s Starter) Run(ctx context.Context, args []string) int {
 	if err == nil {
 		err = s.run(ctx, g)
 	}
+	return s.exit(err, g.verbose)
+}
+
+// exit prints what err means for the user and returns the exit code.
+func (s Starter) exit(err error, verbose bool) int {
 	var fixable *startup.Error
 	switch {
 	case err == nil:
@@ -85,7 +90,7 @@ func (s Starter) Run(ctx context.Context, args []string) int {
 	case errors.Is(err, ErrUsage):
 		return startup.Refuse(s.Err, "starter", errors.New(strings.TrimPrefix(err.Error(), ErrUsage.Error()+": ")+usageHint))
 	case errors.As(err, &fixable):
-		return startup.Report(s.Err, "starter", err, g.verbose)
+		return startup.Report(s.Err, "starter", err, verbose)
 	}
 	fmt.Fprintln(s.Err, "starter:", err)
 	return 1
