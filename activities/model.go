@@ -62,6 +62,8 @@ type Model struct {
 	HeartbeatEvery  time.Duration
 	// Streams, when set, publishes the chunks of streaming providers live.
 	Streams LiveStreams
+	// StreamHooks are the llm/stream hooks agents may enable, by name.
+	StreamHooks map[string]StreamHook
 }
 
 // Validate checks the activity's dependencies when the worker starts.
@@ -106,11 +108,12 @@ func (m *Model) Call(ctx context.Context, in signals.ModelInput) (signals.ModelO
 		closeStream(w, err)
 		return signals.ModelOutput{}, err
 	}
-	out, err := m.complete(ctx, p, req, w)
+	timing := startTiming()
+	out, err := m.complete(ctx, p, req, w, in.Call.Stream, timing)
 	if err != nil {
-		return signals.ModelOutput{}, providerError(ctx, err)
+		return signals.ModelOutput{}, providerError(ctx, err, timing.summary())
 	}
-	out.Provider = name
+	out.Provider, out.Stream = name, timing.summary()
 	if out.Model == "" {
 		out.Model = req.Model
 	}
@@ -154,12 +157,24 @@ func (m *Model) open(ctx context.Context, p Provider, in signals.ModelInput) (Ch
 	return w, []any{signals.StreamLocator{URL: url, Attempt: info.Attempt}}
 }
 
-// complete makes the call, streaming it to w when there is one.
-func (m *Model) complete(ctx context.Context, p Provider, req llm.Request, w ChunkWriter) (eventlog.AssistantMessage, error) {
-	if w == nil {
-		return p.Complete(ctx, req)
+// complete makes the call through the agent's stream hooks, streaming it to
+// w when there is one.
+func (m *Model) complete(ctx context.Context, p Provider, req llm.Request, w ChunkWriter, hooks []string, t *callTiming) (eventlog.AssistantMessage, error) {
+	call, err := chainStream(m.StreamHooks, hooks, func(ctx context.Context, req llm.Request, emit func(llm.Chunk)) (eventlog.AssistantMessage, error) {
+		if w == nil {
+			return p.Complete(ctx, req)
+		}
+		return p.(Streamer).Stream(ctx, req, t.counting(emit))
+	})
+	if err != nil {
+		closeStream(w, err)
+		return eventlog.AssistantMessage{}, llm.Fail(eventlog.FailureInvalidRequest, 0, 0, err.Error(), nil)
 	}
-	out, err := p.(Streamer).Stream(ctx, req, w.Emit)
+	emit := func(llm.Chunk) {}
+	if w != nil {
+		emit = w.Emit
+	}
+	out, err := call(ctx, req, emit)
 	closeStream(w, err)
 	return out, err
 }
@@ -191,21 +206,27 @@ const ErrLogUnavailable = "tether.LogUnavailable"
 
 // providerError turns a provider failure into a typed ApplicationError whose
 // Type is the failure kind and whose details carry the eventlog.Failure.
-func providerError(ctx context.Context, err error) error {
+func providerError(ctx context.Context, err error, timing *eventlog.StreamTiming) error {
 	if e, ok := llm.AsError(err); ok {
-		return failure(e.Failure)
+		return failure(e.Failure, timing)
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	return failure(eventlog.Failure{Kind: eventlog.FailureUnknown, Message: err.Error()})
+	return failure(eventlog.Failure{Kind: eventlog.FailureUnknown, Message: err.Error()}, timing)
 }
 
-func failure(f eventlog.Failure) error {
+// failure is the typed error of a failed call: its Type is the failure
+// kind; its details the eventlog.Failure, then the call's timing if any.
+func failure(f eventlog.Failure, timing ...*eventlog.StreamTiming) error {
+	details := []any{f}
+	if len(timing) > 0 && timing[0] != nil {
+		details = append(details, *timing[0])
+	}
 	return temporal.NewApplicationErrorWithOptions(f.Message, string(f.Kind), temporal.ApplicationErrorOptions{
 		NonRetryable:   !f.Kind.Retryable(),
 		NextRetryDelay: f.RetryAfter,
-		Details:        []any{f},
+		Details:        details,
 	})
 }
 

@@ -177,6 +177,9 @@ func TestModelCallCompletesWithProviderNameAndModel(t *testing.T) {
 
 			want := tt.answer
 			want.Provider, want.Model = tt.wantFrom, tt.wantModel
+			require.NotNil(t, got.Stream, "every call carries its timing")
+			require.Zero(t, got.Stream.Chunks, "a call that did not stream has no chunks")
+			got.Stream = nil
 			require.Equal(t, want, got)
 
 			for name, p := range providers {

@@ -10,24 +10,44 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 
 	"github.com/tetherdev/tether/eventlog"
 	"github.com/tetherdev/tether/signals"
-	"github.com/tetherdev/tether/workflows"
 )
 
 // Client creates and attaches to agents (seed 003's factory and registry).
 type Client struct {
 	c         client.Client
 	taskQueue string
+	dc        converter.DataConverter
+}
+
+// Option configures a Client.
+type Option func(*Client)
+
+// WithDataConverter names the data converter c was dialed with, so the
+// payloads the client cannot decode for us (the token stream's locator in
+// heartbeat details) decode as the client's do. Required when payloads
+// are encrypted; the default is the SDK's.
+func WithDataConverter(dc converter.DataConverter) Option {
+	return func(r *Client) {
+		if dc != nil {
+			r.dc = dc
+		}
+	}
 }
 
 // New returns a Client over c for agents on taskQueue ("" = signals.TaskQueue).
-func New(c client.Client, taskQueue string) *Client {
+func New(c client.Client, taskQueue string, opts ...Option) *Client {
 	if taskQueue == "" {
 		taskQueue = signals.TaskQueue
 	}
-	return &Client{c: c, taskQueue: taskQueue}
+	r := &Client{c: c, taskQueue: taskQueue, dc: converter.GetDefaultDataConverter()}
+	for _, o := range opts {
+		o(r)
+	}
+	return r
 }
 
 // CreateOptions configure a new agent.
@@ -60,8 +80,8 @@ func (r *Client) Create(ctx context.Context, o CreateOptions) (*Handle, error) {
 		WorkflowIDConflictPolicy:                 enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
 		WorkflowIDReusePolicy:                    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
-		TypedSearchAttributes:                    workflows.StartAttributes(o.Options),
-		StaticSummary:                            "agent " + workflows.ModelName(o.Options),
+		TypedSearchAttributes:                    startAttributes(o.Options),
+		StaticSummary:                            "agent " + modelName(o.Options),
 	}, signals.AgentWorkflow, in)
 	if err != nil {
 		var started *serviceerror.WorkflowExecutionAlreadyStarted
@@ -70,7 +90,7 @@ func (r *Client) Create(ctx context.Context, o CreateOptions) (*Handle, error) {
 		}
 		return nil, fmt.Errorf("create agent %s: %w", o.ID, err)
 	}
-	return &Handle{c: r.c, ID: o.ID, RunID: run.GetRunID()}, nil
+	return &Handle{c: r.c, dc: r.dc, ID: o.ID, RunID: run.GetRunID()}, nil
 }
 
 // Attach returns a handle to an existing agent: ErrNotFound when there is
@@ -83,7 +103,7 @@ func (r *Client) Attach(ctx context.Context, id string) (*Handle, error) {
 		}
 		return nil, fmt.Errorf("attach agent %s: %w", id, err)
 	}
-	h := &Handle{c: r.c, ID: id, RunID: desc.GetWorkflowExecutionInfo().GetExecution().GetRunId()}
+	h := &Handle{c: r.c, dc: r.dc, ID: id, RunID: desc.GetWorkflowExecutionInfo().GetExecution().GetRunId()}
 	if desc.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 		return h, fmt.Errorf("%w: %s", ErrClosed, id)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 
 	"github.com/tetherdev/tether/eventlog"
 	"github.com/tetherdev/tether/signals"
@@ -16,6 +17,7 @@ import (
 // for concurrent use.
 type Handle struct {
 	c     client.Client
+	dc    converter.DataConverter // c's, for payloads read outside c
 	ID    string
 	RunID string // the run the handle was made for; operations follow the chain
 }

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"go.temporal.io/sdk/converter"
-
 	"github.com/tetherdev/tether/activities/llm"
 	"github.com/tetherdev/tether/activities/stream"
 	"github.com/tetherdev/tether/signals"
@@ -116,7 +114,7 @@ func (h *Handle) liveStream(ctx context.Context) (*signals.StreamLocator, int, i
 			continue
 		}
 		var loc signals.StreamLocator
-		if err := converter.GetDefaultDataConverter().FromPayloads(pa.GetHeartbeatDetails(), &loc); err != nil || loc.URL == "" {
+		if err := h.dc.FromPayloads(pa.GetHeartbeatDetails(), &loc); err != nil || loc.URL == "" {
 			continue
 		}
 		turn, step := parseModelID(pa.GetActivityId())

@@ -50,7 +50,8 @@ func ConsumedWork(events []Event) map[MessageID]Outcome {
 		case TurnEnd:
 			closeTurn(out, open, e)
 		case StepStart, StepEnd, SystemMessage, UserMessage, RuntimeContext, AssistantMessage, AssistantAttempt,
-			ToolCall, ToolResult, StatusChanged, ContextPruned, ContextCompacted:
+			ToolCall, ToolResult, StatusChanged, ContextPruned, ContextCompacted, ModelSelected, TurnCanceling,
+			AgentDisposing, MaintenanceQueued, MaintenanceDone, RequestHeader, RequestContext:
 		}
 	}
 	return out

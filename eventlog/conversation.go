@@ -89,7 +89,8 @@ func (c *Conversation) Apply(e Event) {
 		kept := c.messages[len(c.messages)-keep:]
 		c.messages = append([]Message{{Role: RoleUser, Content: SummaryPrefix + e.Text}}, kept...)
 	case InboxInserted, InboxClaimed, InboxDiscarded, TurnStart, TurnEnd, StepStart, StepEnd,
-		AssistantAttempt, ToolCall, StatusChanged:
+		AssistantAttempt, ToolCall, StatusChanged, ModelSelected, TurnCanceling, AgentDisposing,
+		MaintenanceQueued, MaintenanceDone, RequestHeader, RequestContext:
 	}
 }
 

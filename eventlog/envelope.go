@@ -84,6 +84,20 @@ func Decode(env Envelope) (Event, error) {
 		return decodeAs[ContextPruned](env)
 	case TypeContextCompacted:
 		return decodeAs[ContextCompacted](env)
+	case TypeModelSelected:
+		return decodeAs[ModelSelected](env)
+	case TypeTurnCanceling:
+		return decodeAs[TurnCanceling](env)
+	case TypeAgentDisposing:
+		return decodeAs[AgentDisposing](env)
+	case TypeMaintenanceQueued:
+		return decodeAs[MaintenanceQueued](env)
+	case TypeMaintenanceDone:
+		return decodeAs[MaintenanceDone](env)
+	case TypeRequestHeader:
+		return decodeAs[RequestHeader](env)
+	case TypeRequestContext:
+		return decodeAs[RequestContext](env)
 	default:
 		return nil, fmt.Errorf("%w: %q (seq %d)", ErrUnknownType, env.Type, env.Seq)
 	}

@@ -34,6 +34,16 @@ const (
 	TypeStatus           Type = "status"
 	TypeContextPruned    Type = "context/pruned"
 	TypeContextCompacted Type = "context/compacted"
+	// Control events (rules 2): what a client or hook asked of the loop,
+	// recorded when it arrived, so the loop's state is a fold of its log.
+	TypeModelSelected     Type = "model/selected"
+	TypeTurnCanceling     Type = "turn/canceling"
+	TypeAgentDisposing    Type = "agent/disposing"
+	TypeMaintenanceQueued Type = "maintenance/queued"
+	TypeMaintenanceDone   Type = "maintenance/done"
+	// What a model request was sent with, content-free (rules 2).
+	TypeRequestHeader  Type = "request/header"
+	TypeRequestContext Type = "request/context"
 )
 
 // Types lists every event type in a stable order (tests and golden files).
@@ -42,6 +52,8 @@ var Types = []Type{
 	TypeTurnStart, TypeTurnEnd, TypeStepStart, TypeStepEnd,
 	TypeSystemMessage, TypeUserMessage, TypeRuntimeContext, TypeAssistantMessage, TypeAssistantAttempt,
 	TypeToolCall, TypeToolResult, TypeStatus, TypeContextPruned, TypeContextCompacted,
+	TypeModelSelected, TypeTurnCanceling, TypeAgentDisposing, TypeMaintenanceQueued, TypeMaintenanceDone,
+	TypeRequestHeader, TypeRequestContext,
 }
 
 // MessageID identifies one accepted inbox message for its whole life:
@@ -124,6 +136,7 @@ type StepStart struct {
 	Step     int    `json:"step"`
 	Provider string `json:"provider,omitempty"`
 	Model    string `json:"model,omitempty"`
+	Effort   string `json:"effort,omitempty"`
 }
 
 // StepEnd closes a step.
@@ -183,13 +196,26 @@ type AssistantMessage struct {
 	FinishReason FinishReason      `json:"finish_reason"`
 	Provider     string            `json:"provider,omitempty"`
 	Model        string            `json:"model,omitempty"`
+	// Stream summarises how the response arrived; never its text.
+	Stream *StreamTiming `json:"stream,omitempty"`
 }
 
 // AssistantAttempt records a failed model call with its normalised failure.
 type AssistantAttempt struct {
-	Failure  Failure `json:"failure"`
-	Provider string  `json:"provider,omitempty"`
-	Model    string  `json:"model,omitempty"`
+	Failure  Failure       `json:"failure"`
+	Provider string        `json:"provider,omitempty"`
+	Model    string        `json:"model,omitempty"`
+	Stream   *StreamTiming `json:"stream,omitempty"`
+}
+
+// StreamTiming is the compact timing summary of one model call (seed 002's
+// "compact timed stream", without the chunks' text): time to the first
+// chunk, the whole call, and how many chunks arrived. A call that did not
+// stream has no chunks and no first-chunk time.
+type StreamTiming struct {
+	FirstMs int64 `json:"first_ms,omitempty"`
+	Ms      int64 `json:"ms"`
+	Chunks  int   `json:"chunks,omitempty"`
 }
 
 // ToolCall records that a tool call started. The arguments live in the
@@ -207,7 +233,21 @@ type ToolResult struct {
 	Content       string `json:"content"`
 	IsError       bool   `json:"is_error,omitempty"`
 	ConcludesTurn bool   `json:"concludes_turn,omitempty"`
+	// Outcome says why the loop made the result itself; empty when the
+	// tool ran and answered.
+	Outcome ToolOutcome `json:"outcome,omitempty"`
 }
+
+// ToolOutcome says how a tool call ended when the tool did not answer it.
+type ToolOutcome string
+
+const (
+	ToolUnavailable ToolOutcome = "unavailable" // the agent may not use the tool; it never started
+	ToolDenied      ToolOutcome = "denied"      // a pre hook refused it
+	ToolCanceled    ToolOutcome = "canceled"    // the turn was canceled before or while it ran
+	ToolFailed      ToolOutcome = "failed"      // every attempt of its activity failed
+	ToolAbandoned   ToolOutcome = "abandoned"   // the turn failed around it
+)
 
 // ContextPruned replaces the content of old tool results in the model's
 // context by a notice; the log keeps them.
@@ -235,38 +275,52 @@ type StatusChanged struct {
 	Status Status `json:"status"`
 }
 
-func (InboxInserted) Type() Type    { return TypeInboxInserted }
-func (InboxClaimed) Type() Type     { return TypeInboxClaimed }
-func (InboxDiscarded) Type() Type   { return TypeInboxDiscarded }
-func (TurnStart) Type() Type        { return TypeTurnStart }
-func (TurnEnd) Type() Type          { return TypeTurnEnd }
-func (StepStart) Type() Type        { return TypeStepStart }
-func (StepEnd) Type() Type          { return TypeStepEnd }
-func (SystemMessage) Type() Type    { return TypeSystemMessage }
-func (UserMessage) Type() Type      { return TypeUserMessage }
-func (RuntimeContext) Type() Type   { return TypeRuntimeContext }
-func (AssistantMessage) Type() Type { return TypeAssistantMessage }
-func (AssistantAttempt) Type() Type { return TypeAssistantAttempt }
-func (ToolCall) Type() Type         { return TypeToolCall }
-func (ToolResult) Type() Type       { return TypeToolResult }
-func (StatusChanged) Type() Type    { return TypeStatus }
-func (ContextPruned) Type() Type    { return TypeContextPruned }
-func (ContextCompacted) Type() Type { return TypeContextCompacted }
+func (InboxInserted) Type() Type     { return TypeInboxInserted }
+func (InboxClaimed) Type() Type      { return TypeInboxClaimed }
+func (InboxDiscarded) Type() Type    { return TypeInboxDiscarded }
+func (TurnStart) Type() Type         { return TypeTurnStart }
+func (TurnEnd) Type() Type           { return TypeTurnEnd }
+func (StepStart) Type() Type         { return TypeStepStart }
+func (StepEnd) Type() Type           { return TypeStepEnd }
+func (SystemMessage) Type() Type     { return TypeSystemMessage }
+func (UserMessage) Type() Type       { return TypeUserMessage }
+func (RuntimeContext) Type() Type    { return TypeRuntimeContext }
+func (AssistantMessage) Type() Type  { return TypeAssistantMessage }
+func (AssistantAttempt) Type() Type  { return TypeAssistantAttempt }
+func (ToolCall) Type() Type          { return TypeToolCall }
+func (ToolResult) Type() Type        { return TypeToolResult }
+func (StatusChanged) Type() Type     { return TypeStatus }
+func (ContextPruned) Type() Type     { return TypeContextPruned }
+func (ContextCompacted) Type() Type  { return TypeContextCompacted }
+func (ModelSelected) Type() Type     { return TypeModelSelected }
+func (TurnCanceling) Type() Type     { return TypeTurnCanceling }
+func (AgentDisposing) Type() Type    { return TypeAgentDisposing }
+func (MaintenanceQueued) Type() Type { return TypeMaintenanceQueued }
+func (MaintenanceDone) Type() Type   { return TypeMaintenanceDone }
+func (RequestHeader) Type() Type     { return TypeRequestHeader }
+func (RequestContext) Type() Type    { return TypeRequestContext }
 
-func (InboxInserted) isEvent()    {}
-func (InboxClaimed) isEvent()     {}
-func (InboxDiscarded) isEvent()   {}
-func (TurnStart) isEvent()        {}
-func (TurnEnd) isEvent()          {}
-func (StepStart) isEvent()        {}
-func (StepEnd) isEvent()          {}
-func (SystemMessage) isEvent()    {}
-func (UserMessage) isEvent()      {}
-func (RuntimeContext) isEvent()   {}
-func (AssistantMessage) isEvent() {}
-func (AssistantAttempt) isEvent() {}
-func (ToolCall) isEvent()         {}
-func (ToolResult) isEvent()       {}
-func (StatusChanged) isEvent()    {}
-func (ContextPruned) isEvent()    {}
-func (ContextCompacted) isEvent() {}
+func (InboxInserted) isEvent()     {}
+func (InboxClaimed) isEvent()      {}
+func (InboxDiscarded) isEvent()    {}
+func (TurnStart) isEvent()         {}
+func (TurnEnd) isEvent()           {}
+func (StepStart) isEvent()         {}
+func (StepEnd) isEvent()           {}
+func (SystemMessage) isEvent()     {}
+func (UserMessage) isEvent()       {}
+func (RuntimeContext) isEvent()    {}
+func (AssistantMessage) isEvent()  {}
+func (AssistantAttempt) isEvent()  {}
+func (ToolCall) isEvent()          {}
+func (ToolResult) isEvent()        {}
+func (StatusChanged) isEvent()     {}
+func (ContextPruned) isEvent()     {}
+func (ContextCompacted) isEvent()  {}
+func (ModelSelected) isEvent()     {}
+func (TurnCanceling) isEvent()     {}
+func (AgentDisposing) isEvent()    {}
+func (MaintenanceQueued) isEvent() {}
+func (MaintenanceDone) isEvent()   {}
+func (RequestHeader) isEvent()     {}
+func (RequestContext) isEvent()    {}

@@ -131,3 +131,62 @@ func TestInboxDueOnlyForFollowupsAndSteering(t *testing.T) {
 		require.Equal(t, tc.due, tc.in.Due(), tc.name)
 	}
 }
+
+func TestStateFoldsTheControlEvents(t *testing.T) {
+	s := NewState(0)
+	for _, e := range []Event{
+		ModelSelected{Selection{Provider: "p", Model: "m"}},
+		MaintenanceQueued{Task: "compact"},
+		MaintenanceDone{Task: "compact", Before: 9, After: 3},
+		TurnStart{Turn: 1},
+		TurnCanceling{Turn: 1, Cause: "stop"},
+	} {
+		require.NoError(t, s.Apply(e))
+	}
+	require.Equal(t, Selection{Provider: "p", Model: "m"}, s.Selection)
+	require.Empty(t, s.Maintenance)
+	require.Equal(t, "stop", s.Canceling)
+	require.NoError(t, s.Apply(TurnEnd{Turn: 1, Reason: EndFailed}))
+	require.Empty(t, s.Canceling, "a turn's cancel ends with it")
+	require.NoError(t, s.Apply(TurnStart{Turn: 2, RetryOf: 1}))
+	require.NoError(t, s.Apply(TurnEnd{Turn: 2, Reason: EndFailed}))
+	require.NoError(t, s.Apply(TurnStart{Turn: 3, RetryOf: 2}))
+	require.Equal(t, 2, s.RetryChain)
+	require.NoError(t, s.Apply(TurnEnd{Turn: 3, Reason: EndCompleted}))
+	require.NoError(t, s.Apply(TurnStart{Turn: 4}))
+	require.Zero(t, s.RetryChain, "a new chain starts")
+	require.NoError(t, s.Apply(AgentDisposing{Cause: "bye"}))
+	require.True(t, s.Disposing)
+}
+
+func TestStateRefusesControlEventsThatCannotFollow(t *testing.T) {
+	inTurn := func() State {
+		s := NewState(0)
+		require.NoError(t, s.Apply(TurnStart{Turn: 1}))
+		return s
+	}
+	cases := []struct {
+		name string
+		s    State
+		e    Event
+	}{
+		{"cancel outside a turn", NewState(0), TurnCanceling{Turn: 1, Cause: "x"}},
+		{"cancel of another turn", inTurn(), TurnCanceling{Turn: 2, Cause: "x"}},
+		{"cancel without a cause", inTurn(), TurnCanceling{Turn: 1}},
+		{"maintenance done that was not queued", NewState(0), MaintenanceDone{Task: "compact"}},
+		{"request header outside a step", inTurn(), RequestHeader{Model: "m"}},
+		{"request context outside a step", inTurn(), RequestContext{Messages: 1}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := tc.s
+			require.ErrorIs(t, s.Apply(tc.e), ErrInvalidTransition)
+		})
+	}
+	s := inTurn()
+	require.NoError(t, s.Apply(TurnCanceling{Turn: 1, Cause: "first"}))
+	require.ErrorIs(t, s.Apply(TurnCanceling{Turn: 1, Cause: "second"}), ErrInvalidTransition, "the first cause stands")
+	d := NewState(0)
+	require.NoError(t, d.Apply(AgentDisposing{}))
+	require.ErrorIs(t, d.Apply(AgentDisposing{}), ErrInvalidTransition)
+}

@@ -88,6 +88,20 @@ type State struct {
 	OpenCalls []ToolCallRequest `json:"open_calls,omitempty"`
 	// Usage sums the tokens of every model call in the log.
 	Usage Usage `json:"usage"`
+	// Selection is the model selection steps start from (model/selected).
+	Selection Selection `json:"selection,omitzero"`
+	// Canceling is the cause of the open turn's cancel (turn/canceling);
+	// empty when the turn is not being canceled.
+	Canceling string `json:"canceling,omitempty"`
+	// Disposing is set once the agent was told to end (agent/disposing).
+	Disposing    bool   `json:"disposing,omitempty"`
+	DisposeCause string `json:"dispose_cause,omitempty"`
+	// Maintenance lists the queued maintenance tasks, oldest first.
+	Maintenance []string `json:"maintenance,omitempty"`
+	// RetryChain counts the retry turns since the chain's first turn.
+	RetryChain int `json:"retry_chain,omitempty"`
+	// Header is the last recorded request header.
+	Header *RequestHeader `json:"header,omitempty"`
 }
 
 // NewState returns the state of an empty log starting at position start.
@@ -149,6 +163,48 @@ func (s *State) apply(e Event) error {
 			return fmt.Errorf("status is already %s", e.Status)
 		}
 		s.Status = e.Status
+	case ContextPruned, ContextCompacted:
+	default:
+		return s.applyControl(e)
+	}
+	return nil
+}
+
+// applyControl folds the control and request events.
+func (s *State) applyControl(e Event) error {
+	switch e := e.(type) {
+	case ModelSelected:
+		s.Selection = e.Selection
+	case TurnCanceling:
+		if !s.InTurn || e.Turn != s.Turn || s.Canceling != "" {
+			return fmt.Errorf("turn %d is not open or already canceling", e.Turn)
+		}
+		if e.Cause == "" {
+			return errors.New("cancel without a cause")
+		}
+		s.Canceling = e.Cause
+	case AgentDisposing:
+		if s.Disposing {
+			return errors.New("agent is already disposing")
+		}
+		s.Disposing, s.DisposeCause = true, e.Cause
+	case MaintenanceQueued:
+		s.Maintenance = append(slices.Clip(s.Maintenance), e.Task)
+	case MaintenanceDone:
+		if len(s.Maintenance) == 0 || s.Maintenance[0] != e.Task || s.InTurn {
+			return fmt.Errorf("maintenance %q is not the next task of an idle agent", e.Task)
+		}
+		s.Maintenance = slices.Clone(s.Maintenance[1:])
+	case RequestHeader:
+		if !s.InStep {
+			return errors.New("request header outside a step")
+		}
+		h := e
+		s.Header = &h
+	case RequestContext:
+		if !s.InStep {
+			return errors.New("request context outside a step")
+		}
 	}
 	return nil
 }
@@ -180,6 +236,11 @@ func (s *State) startTurn(e TurnStart) error {
 		return fmt.Errorf("turn %d cannot start after turn %d (open %t)", e.Turn, s.Turn, s.InTurn)
 	}
 	s.Turn, s.InTurn, s.Step, s.InStep, s.OpenCalls = e.Turn, true, 0, false, nil
+	if e.RetryOf > 0 {
+		s.RetryChain++
+	} else {
+		s.RetryChain = 0
+	}
 	return nil
 }
 
@@ -190,7 +251,7 @@ func (s *State) endTurn(e TurnEnd) error {
 	if len(s.OpenCalls) > 0 {
 		return fmt.Errorf("turn %d would leave %d tool calls without results", e.Turn, len(s.OpenCalls))
 	}
-	s.InTurn = false
+	s.InTurn, s.Canceling = false, ""
 	return nil
 }
 

@@ -7,8 +7,9 @@
 //     before every proposed step; the returned decision is authoritative.
 //   - RuntimeContext (serial): contributes the runtime-context snapshot.
 //   - Request (waterfall): the frozen call configuration; only from next().
-//   - RequestError (waterfall): after a failed model call closed its step; a
-//     hook that owns recovery returns Retry without calling next.
+//   - RequestError (waterfall): after a failed or aborted model call closed
+//     its step; a hook that owns recovery returns Retry (with a backoff in
+//     After, or Compact) without calling next.
 //   - TurnStopping (serial): when the turn would otherwise stop; a hook that
 //     wants another step steers.
 //   - ToolPre / ToolPost: in model order before a call starts / as results
@@ -16,6 +17,10 @@
 //
 // Waterfall: each hook gets next, which runs the rest of the chain and the
 // loop's default; not calling next short-circuits everything downstream.
+//
+// Hooks decide; the loop acts. A hook asks for work as data (Decision's
+// Compact, Action's Retry, After and Compact) and package loop plans and
+// runs it, so the data types live there and are aliased here.
 //
 // Hooks run in workflow code, so they must be deterministic: no I/O, no
 // clock, no goroutines; a hook that needs I/O executes an activity with the

@@ -6,6 +6,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/loop"
 	"github.com/tetherdev/tether/signals"
 )
 
@@ -45,68 +46,39 @@ type Agent interface {
 	Steer(content string) error
 	// Inject records a next-step message that does not wake the loop.
 	Inject(content string) error
-	// SelectModel requests a model switch; it is committed at the next
-	// step boundary and never tears a step already proposed.
+	// SelectModel switches the model from the next proposed step on; a
+	// step already proposed keeps its selection.
 	SelectModel(s signals.Selection)
 	// Cancel aborts the open turn with cause, as the cancel signal does;
 	// pending messages are discarded unless keepInbox.
 	Cancel(cause string, keepInbox bool)
 	// ContextTokens estimates the model context's size.
 	ContextTokens() int
-	// Compact prunes old tool results and, when still above target (or
-	// force), summarises the context with a model activity; both are
-	// recorded. It reports whether the context shrank.
-	Compact(ctx workflow.Context, force bool) (bool, error)
 }
 
-// Step describes the proposed step.
-type Step struct {
-	Turn, Step int
-	Selection  signals.Selection
-	Tools      []Tool
-}
-
-// Tool is one tool of a step's tool set.
-type Tool struct {
-	Name string
-	Mode signals.ToolMode
-}
-
-// Message is a claimed message offered to pre-step.
-type Message struct {
-	ID      eventlog.MessageID
-	Content string
-}
-
-// Decision is pre-step's answer for one claimed batch.
-type Decision struct {
-	Reject bool
-	// Reason is recorded when the batch is rejected.
-	Reason string
-	// Messages enter the step (when not rejected), in order. A message with
-	// an ID from the batch is that message; one without an ID is an addition
-	// the hook makes (recorded as a user message of its own).
-	Messages []Message
-}
+// The data hooks exchange with the loop (package loop decides on them).
+type (
+	// Step describes the proposed step.
+	Step = loop.Step
+	// Tool is one tool of a step's tool set.
+	Tool = loop.Tool
+	// Message is a claimed message offered to pre-step.
+	Message = loop.Message
+	// Decision is pre-step's answer for one claimed batch; Compact asks
+	// the loop to compact the context before the step opens.
+	Decision = loop.Decision
+	// Action is request-error's answer: Retry, After a backoff, after
+	// compaction when Compact.
+	Action = loop.Action
+	// Call is one tool call as tool hooks see it.
+	Call = loop.Call
+)
 
 // Enter admits messages.
-func Enter(messages []Message) Decision { return Decision{Messages: messages} }
+func Enter(messages []Message) Decision { return loop.Enter(messages) }
 
 // Reject closes the turn as blocked without spending a step.
-func Reject(reason string) Decision { return Decision{Reject: true, Reason: reason} }
-
-// Action is request-error's answer.
-type Action struct {
-	// Retry closes the failed turn and opens a retry turn over the same state.
-	Retry bool
-}
-
-// Call is one tool call as tool hooks see it.
-type Call struct {
-	ID, Name  string
-	Arguments json.RawMessage
-	Mode      signals.ToolMode
-}
+func Reject(reason string) Decision { return loop.Reject(reason) }
 
 // Denied is the error a ToolPre hook returns to refuse a call: the model sees
 // an error result with the reason; the turn goes on. Any other error fails

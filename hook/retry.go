@@ -23,8 +23,9 @@ const (
 
 // Retry is the default retry policy: a failed model call whose kind is
 // retried (rate limit, overloaded, server, network, timeout by default)
-// waits on a durable timer with exponential backoff, honouring the
-// provider's retry-after when it is longer, then opens a retry turn; after
+// opens a retry turn after an exponential backoff, which the loop waits on
+// a durable timer, honouring the provider's retry-after when it is longer;
+// after
 // MaxRetries retry turns, or for any other kind (auth, invalid request,
 // context overflow, content filter, canceled), the failure is terminal. The
 // agent's signals.AgentOptions.Retry configures it.
@@ -32,15 +33,12 @@ func Retry() Hook {
 	return Hook{Name: RetryName, RequestError: retryOnFailure}
 }
 
-func retryOnFailure(ctx workflow.Context, a Agent, f eventlog.Failure, next func() (Action, error)) (Action, error) {
+func retryOnFailure(_ workflow.Context, a Agent, f eventlog.Failure, next func() (Action, error)) (Action, error) {
 	p := policy(a.Options().Retry)
 	if !slices.Contains(p.Kinds, f.Kind) || a.RetryChain() >= p.MaxRetries {
 		return next()
 	}
-	if err := workflow.Sleep(ctx, Backoff(p, a.RetryChain(), f.RetryAfter)); err != nil {
-		return Action{}, err
-	}
-	return Action{Retry: true}, nil
+	return Action{Retry: true, After: Backoff(p, a.RetryChain(), f.RetryAfter)}, nil
 }
 
 // policy fills a policy's zero fields with the defaults.

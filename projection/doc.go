@@ -9,6 +9,10 @@
 // projection collects the journal and restores each stripped event from the
 // fact its Ref names.
 //
+// Payloads are decoded with the data converter of the client that wrote
+// them (Using(dc)); the package-level functions assume plain payloads and
+// fail on encrypted ones rather than guess.
+//
 // It performs no I/O beyond the optional Fetch helper and never decodes
 // anything but Tether's own payloads.
 package projection

@@ -24,20 +24,49 @@ type sources struct {
 	journal   []eventlog.Envelope
 }
 
+// Projector rebuilds session logs from histories whose payloads its data
+// converter decodes: the Temporal client's, when payloads are encrypted.
+type Projector struct {
+	dc converter.DataConverter
+}
+
+// Using returns a Projector that decodes payloads with dc (nil: the SDK's
+// default data converter).
+func Using(dc converter.DataConverter) Projector {
+	if dc == nil {
+		dc = converter.GetDefaultDataConverter()
+	}
+	return Projector{dc: dc}
+}
+
+// FromHistory is Using(nil).FromHistory: for histories of plain payloads.
+func FromHistory(events []*historypb.HistoryEvent) ([]eventlog.Envelope, error) {
+	return Using(nil).FromHistory(events)
+}
+
+// FromChain is Using(nil).FromChain: for histories of plain payloads.
+func FromChain(runs ...[]*historypb.HistoryEvent) ([]eventlog.Envelope, error) {
+	return Using(nil).FromChain(runs...)
+}
+
 // FromHistory returns the session log recorded in one run's history, in seq
 // order. It fails when the journal has a gap or a reference cannot be
-// resolved: the history is not a complete Tether log.
-func FromHistory(events []*historypb.HistoryEvent) ([]eventlog.Envelope, error) {
-	s := newSources()
+// resolved (the history is not a complete Tether log), or when a payload
+// does not decode.
+func (p Projector) FromHistory(events []*historypb.HistoryEvent) ([]eventlog.Envelope, error) {
+	s := p.newSources()
 	if err := s.readRun(events); err != nil {
 		return nil, err
 	}
 	return s.restore()
 }
 
-func newSources() *sources {
+func (p Projector) newSources() *sources {
+	if p.dc == nil {
+		p = Using(nil) // the zero Projector
+	}
 	return &sources{
-		dc:       converter.GetDefaultDataConverter(),
+		dc:       p.dc,
 		messages: map[eventlog.MessageID]string{},
 		results:  map[string]json.RawMessage{},
 		inputs:   map[string]json.RawMessage{},
@@ -81,8 +110,8 @@ func dedupe(envs []eventlog.Envelope) []eventlog.Envelope {
 
 // FromChain returns the session log of a chain of runs (Continue-As-New),
 // given each run's history in order: the whole log from seq 0, gap-free.
-func FromChain(runs ...[]*historypb.HistoryEvent) ([]eventlog.Envelope, error) {
-	s := newSources()
+func (p Projector) FromChain(runs ...[]*historypb.HistoryEvent) ([]eventlog.Envelope, error) {
+	s := p.newSources()
 	for i, events := range runs {
 		if err := s.readRun(events); err != nil {
 			return nil, fmt.Errorf("run %d: %w", i, err)

@@ -32,6 +32,9 @@ type CallConfig struct {
 	// Summarize, when set, asks for a summary of the conversation except
 	// its last Keep messages instead of the next assistant message.
 	Summarize *Summarize `json:"summarize,omitempty"`
+	// Stream names the llm/stream hooks the call runs through, outermost
+	// first (the agent's enabled stream hooks).
+	Stream []string `json:"stream,omitempty"`
 }
 
 // Summarize is a compaction request.

@@ -19,8 +19,9 @@ type AgentOptions struct {
 	// Tools names the worker's registered tools this agent may call.
 	Tools     []string `json:"tools,omitempty"`
 	MaxTokens int      `json:"max_tokens,omitempty"`
-	// MaxSteps bounds the steps of one turn; a turn that reaches it fails
-	// with a recorded reason. 0 means DefaultMaxSteps.
+	// MaxSteps bounds the steps of one turn: the turn-budget hook (on by
+	// default) cancels a turn that would take more, with a recorded reason.
+	// 0 means DefaultMaxSteps.
 	MaxSteps int `json:"max_steps,omitempty"`
 	// Parent is the ID of the agent that started this one, if any.
 	Parent string `json:"parent,omitempty"`
@@ -119,12 +120,8 @@ func (p Prices) Cost(u eventlog.Usage) float64 {
 // DefaultMaxParallelTools bounds a step's concurrent tool calls.
 const DefaultMaxParallelTools = 4
 
-// Selection is the model a step uses.
-type Selection struct {
-	Provider string `json:"provider,omitempty"`
-	Model    string `json:"model,omitempty"`
-	Effort   string `json:"effort,omitempty"`
-}
+// Selection is the model a step uses (eventlog.Selection).
+type Selection = eventlog.Selection
 
 // Prompt is a system prompt built from named sections and variables.
 // Sections are joined by blank lines; {{name}} is replaced by the variable

@@ -105,16 +105,16 @@ type WaitIdle struct{}
 
 // Idle reports whether the agent has no open turn and no work that would
 // open one (seed 003's idle for whenIdle).
-func (v StatusView) Idle() bool {
-	return !v.InTurn && !(eventlog.Inbox{NextTurn: v.NextTurn, NextStep: v.NextStep}).Due()
-}
+func (v StatusView) Idle() bool { return !v.InTurn && !v.Due }
 
 // StatusView answers StatusQuery.
 type StatusView struct {
-	Status   eventlog.Status    `json:"status"`
-	Turn     int                `json:"turn"`
-	Step     int                `json:"step"`
-	InTurn   bool               `json:"in_turn"`
+	Status eventlog.Status `json:"status"`
+	Turn   int             `json:"turn"`
+	Step   int             `json:"step"`
+	InTurn bool            `json:"in_turn"`
+	// Due is set when pending work will open a turn.
+	Due      bool               `json:"due,omitempty"`
 	NextTurn []eventlog.Pending `json:"next_turn"`
 	NextStep []eventlog.Pending `json:"next_step"`
 	LogLen   int64              `json:"log_len"`

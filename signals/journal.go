@@ -66,7 +66,9 @@ var journalCodes = map[eventlog.Type]string{
 	eventlog.TypeSystemMessage: "sm", eventlog.TypeUserMessage: "um", eventlog.TypeRuntimeContext: "rc",
 	eventlog.TypeAssistantMessage: "am", eventlog.TypeAssistantAttempt: "aa", eventlog.TypeToolCall: "tc",
 	eventlog.TypeToolResult: "tr", eventlog.TypeStatus: "st", eventlog.TypeContextPruned: "cp",
-	eventlog.TypeContextCompacted: "cc",
+	eventlog.TypeContextCompacted: "cc", eventlog.TypeModelSelected: "mo", eventlog.TypeTurnCanceling: "tx",
+	eventlog.TypeAgentDisposing: "dx", eventlog.TypeMaintenanceQueued: "mq", eventlog.TypeMaintenanceDone: "md",
+	eventlog.TypeRequestHeader: "rh", eventlog.TypeRequestContext: "rx",
 }
 
 // journalTypes is journalCodes reversed.

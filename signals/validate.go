@@ -36,12 +36,17 @@ func ValidateMessage(m Message) error {
 	if err := ValidateID(m.ID); err != nil {
 		return err
 	}
+	return ValidateContent(m.Content)
+}
+
+// ValidateContent checks a message's content: not blank, bounded, UTF-8.
+func ValidateContent(content string) error {
 	switch {
-	case strings.TrimSpace(m.Content) == "":
+	case strings.TrimSpace(content) == "":
 		return ErrEmptyMessage
-	case len(m.Content) > MaxMessageBytes:
-		return fmt.Errorf("%w: %d bytes, limit %d", ErrMessageTooLarge, len(m.Content), MaxMessageBytes)
-	case !utf8.ValidString(m.Content):
+	case len(content) > MaxMessageBytes:
+		return fmt.Errorf("%w: %d bytes, limit %d", ErrMessageTooLarge, len(content), MaxMessageBytes)
+	case !utf8.ValidString(content):
 		return ErrInvalidUTF8
 	}
 	return nil
@@ -56,9 +61,10 @@ func ValidateSend(s Send) error {
 }
 
 // ValidateID checks a message ID: non-empty, bounded, printable ASCII without
-// spaces (it is also used as an update ID and inside references).
+// spaces (it is also used as an update ID and inside references), and not
+// in the namespace of hook-made messages (MadePrefix).
 func ValidateID(id eventlog.MessageID) error {
-	if id == "" || len(id) > MaxIDBytes {
+	if id == "" || len(id) > MaxIDBytes || IsMade(id) {
 		return fmt.Errorf("%w: %q", ErrInvalidID, id)
 	}
 	for _, r := range string(id) {
@@ -67,6 +73,19 @@ func ValidateID(id eventlog.MessageID) error {
 		}
 	}
 	return nil
+}
+
+// BoundCause cuts a cause that arrived unvalidated (a raw signal) to
+// MaxCauseBytes at a rune boundary, so it cannot grow what carries it.
+func BoundCause(cause string) string {
+	if len(cause) <= MaxCauseBytes {
+		return cause
+	}
+	cut := MaxCauseBytes - len("…")
+	for cut > 0 && !utf8.RuneStart(cause[cut]) {
+		cut--
+	}
+	return cause[:cut] + "…"
 }
 
 // ValidateCause bounds a cancel or dispose cause.

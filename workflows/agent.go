@@ -5,6 +5,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/loop"
 	"github.com/tetherdev/tether/signals"
 )
 
@@ -12,25 +13,35 @@ import (
 // workflow's behaviour comes from its input and its messages.
 type Agent struct {
 	Config Config
+	// observe, when set (tests), sees each run's loop once it is built.
+	observe func(*loop.Loop)
 }
 
-// run is one run of the agent workflow: the core plus the Temporal edge.
+// run is one run of the agent workflow: the loop plus the Temporal edge.
 type run struct {
-	cfg    Config
-	opts   signals.AgentOptions
-	core   *Core
-	hooks  chain
+	cfg   Config
+	opts  signals.AgentOptions
+	loop  *loop.Loop
+	hooks chain
+	// inputs are outcomes of commands waiting for the loop, oldest first.
+	inputs []loop.Input
+	// sel waits for the commands in flight and for wake, which requests
+	// signal when they made work due.
+	sel    workflow.Selector
+	wake   workflow.Channel
 	drains []func() // hand delivered-but-unreceived signals to their handlers
+	turn   turnScope
+	maint  []*maintWaiter // maintain updates waiting for their task, oldest first
 	// continuing is set once the run decided to continue as new.
 	continuing bool
-	maint      maintenance
-	firstTurn  int                 // the last turn before this run
-	cancel     workflow.CancelFunc // cancels the in-flight command, if any
-	attrs      attrState           // search attribute values last written
+	declined   int64 // log length when the loop last declined to continue
+	firstTurn  int   // the last turn before this run
+	attrs      attrState
 }
 
-// Run is the workflow function: validate the input, register handlers, then
-// loop: ask the core for the due command, execute it, report back.
+// Run is the workflow function: validate the input, register handlers,
+// then step the loop: execute the commands it returns and feed their
+// outcomes back.
 func (a Agent) Run(ctx workflow.Context, in signals.AgentInput) (signals.AgentResult, error) {
 	cfg := a.Config.withDefaults()
 	info := workflow.GetInfo(ctx)
@@ -39,92 +50,99 @@ func (a Agent) Run(ctx workflow.Context, in signals.AgentInput) (signals.AgentRe
 		return signals.AgentResult{}, err
 	}
 	cfg = rc.apply(cfg)
-	r := &run{cfg: cfg, opts: in.Options, core: NewCore(info.WorkflowExecution.ID, in.Options, cfg.ToolModes),
-		hooks: enabledHooks(cfg, in.Options.Hooks)}
-	r.core.SetLocalTools(cfg.LocalTools)
-	r.attrs = currentAttrs(ctx)
+	r := &run{cfg: cfg, opts: in.Options, hooks: enabledHooks(cfg, in.Options.Hooks), attrs: currentAttrs(ctx)}
+	lc := loop.Config{AgentID: info.WorkflowExecution.ID, Options: in.Options, Modes: cfg.ToolModes,
+		Local: cfg.LocalTools, Rules: rc.rules(), MaxSeedBytes: cfg.MaxSeedBytes, StreamHooks: r.hooks.stream}
 	if in.Seed != nil {
-		r.core.Restore(*in.Seed)
+		r.loop = loop.Restore(lc, *in.Seed)
 		r.firstTurn = in.Seed.State.Turn
+	} else {
+		r.loop = loop.New(lc)
+	}
+	if a.observe != nil {
+		a.observe(r.loop)
 	}
 	// The first message is accepted before handlers are registered: updates
 	// buffered since the start are validated against a state that has it.
 	if in.First != nil {
-		if _, err := r.core.Accept(workflow.Now(ctx), *in.First, eventlog.NextTurn, true); err != nil {
+		rd := r.loop.Step(workflow.Now(ctx), loop.Accept{Message: *in.First, List: eventlog.NextTurn, Wake: true})
+		if rd.Err != nil {
 			return signals.AgentResult{}, temporal.NewNonRetryableApplicationError(
-				"invalid first message", errInvalidInput, err)
+				"invalid first message", errInvalidInput, rd.Err)
 		}
 	}
+	r.sel, r.wake = workflow.NewSelector(ctx), workflow.NewBufferedChannel(ctx, 1)
+	r.sel.AddReceive(r.wake, func(c workflow.ReceiveChannel, _ bool) { c.ReceiveAsync(nil) })
+	r.sel.AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) {})
 	if err := r.register(ctx); err != nil {
 		return signals.AgentResult{}, err
 	}
-	return r.loop(ctx)
+	return r.run(ctx)
 }
 
 // errInvalidInput is the ApplicationError type of a rejected workflow input.
 const errInvalidInput = "tether.InvalidInput"
 
-func (r *run) loop(ctx workflow.Context) (signals.AgentResult, error) {
+// run steps the loop until a command ends the run.
+func (r *run) run(ctx workflow.Context) (signals.AgentResult, error) {
+	var in loop.Input = loop.Resume{}
 	for {
-		if r.core.AtBoundary() && r.shouldContinueAsNew(ctx) {
-			if err := r.continueAsNew(ctx); err != nil {
-				return signals.AgentResult{}, err
+		rd := r.loop.Step(workflow.Now(ctx), in)
+		r.continuing = r.continuing && r.loop.Continuing()
+		for _, cmd := range rd.Commands {
+			if end := r.exec(ctx, cmd); end != nil {
+				return end.result, end.err
 			}
 		}
-		switch cmd := r.core.Next(workflow.Now(ctx)).(type) {
-		case AwaitWork:
-			r.journal(ctx, cmd.Journal)
-			r.syncAttrs(ctx)
-			workflow.SetCurrentDetails(ctx, r.details("idle"))
-			err := workflow.Await(ctx, func() bool {
-				return r.core.HasWork() || r.core.Disposed() || r.core.HasJournal() || r.core.HasMaintenance()
-			})
-			if err != nil {
-				return signals.AgentResult{}, err
-			}
-		case RunHooks:
-			r.syncAttrs(ctx)
-			r.runHooks(ctx, cmd)
-		case ChooseModel:
-			r.chooseModel(ctx, cmd)
-		case DecidePreStep:
-			r.preStep(ctx, cmd)
-		case ShapeRequest:
-			r.shapeRequest(ctx, cmd)
-		case CallModel:
-			r.syncAttrs(ctx)
-			workflow.SetCurrentDetails(ctx, r.details(cmd.Summary))
-			r.callModel(ctx, cmd)
-		case Recover:
-			workflow.SetCurrentDetails(ctx, r.details("recovering from "+string(cmd.Failure.Kind)))
-			r.recover(ctx, cmd)
-		case RunTools:
-			workflow.SetCurrentDetails(ctx, r.details("running tools"))
-			r.runTools(ctx, cmd)
-		case RunMaintenance:
-			r.runMaintenance(ctx, cmd)
-		case Finish:
-			r.syncAttrs(ctx)
-			err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
-			return cmd.Result, err
-		case Fail:
-			workflow.GetLogger(ctx).Error("Session log transition failed", "error", cmd.Err)
-			return signals.AgentResult{}, cmd.Err
+		var err error
+		if in, err = r.next(ctx); err != nil {
+			return signals.AgentResult{}, err
 		}
 	}
 }
 
-// journal writes the log tail that no command carried into history, as a
-// side-effect marker, so history alone holds the whole session log.
-func (r *run) journal(ctx workflow.Context, j signals.Journal) {
-	if j.IsZero() {
-		return
+// next waits for the loop's next input: an outcome, work that became due,
+// or the decision to continue as new at an idle boundary.
+func (r *run) next(ctx workflow.Context) (loop.Input, error) {
+	for {
+		if len(r.inputs) > 0 {
+			in := r.inputs[0]
+			r.inputs = r.inputs[1:]
+			return in, nil
+		}
+		if r.loop.AtBoundary() && r.loop.State().Len != r.declined && r.shouldContinueAsNew(ctx) {
+			return r.prepareContinue(ctx)
+		}
+		if r.loop.Due() || r.loop.Err() != nil {
+			return loop.Resume{}, nil
+		}
+		r.sel.Select(ctx)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 	}
-	workflow.SideEffect(ctx, func(workflow.Context) any { return signals.JournalMarker{Journal: j} })
+}
+
+// push queues an outcome for the loop.
+func (r *run) push(in loop.Input) { r.inputs = append(r.inputs, in) }
+
+// request steps the loop with a client's or hook's request and interrupts
+// the turn's work when it says so. Requests make no other commands.
+func (r *run) request(ctx workflow.Context, in loop.Input) loop.Ready {
+	rd := r.loop.Step(workflow.Now(ctx), in)
+	for _, cmd := range rd.Commands {
+		if _, ok := cmd.(loop.Interrupt); ok {
+			r.turn.interrupt()
+		}
+	}
+	if r.loop.Due() || r.loop.Err() != nil {
+		r.wake.SendAsync(struct{}{})
+	}
+	return rd
 }
 
 func (r *run) details(doing string) string {
-	s := r.core.State()
+	s := r.loop.State()
 	return "**" + string(s.Status) + "** turn " + itoa(s.Turn) + " step " + itoa(s.Step) + ": " + doing +
 		" (inbox " + itoa(len(s.Inbox.NextTurn)) + " next-turn, " + itoa(len(s.Inbox.NextStep)) + " next-step)"
 }

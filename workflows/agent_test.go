@@ -20,10 +20,11 @@ func TestFollowupOpensTurnRunsToolsAndAnswers(t *testing.T) {
 	require.Equal(t, []eventlog.Type{
 		eventlog.TypeInboxInserted,
 		eventlog.TypeStatus, eventlog.TypeTurnStart, eventlog.TypeInboxClaimed,
-		eventlog.TypeStepStart, eventlog.TypeSystemMessage, eventlog.TypeUserMessage, eventlog.TypeAssistantMessage,
+		eventlog.TypeStepStart, eventlog.TypeSystemMessage, eventlog.TypeUserMessage,
+		eventlog.TypeRequestHeader, eventlog.TypeRequestContext, eventlog.TypeAssistantMessage,
 		eventlog.TypeToolCall, eventlog.TypeToolResult, eventlog.TypeStepEnd,
-		eventlog.TypeStepStart, eventlog.TypeAssistantMessage, eventlog.TypeStepEnd,
-		eventlog.TypeTurnEnd, eventlog.TypeStatus,
+		eventlog.TypeStepStart, eventlog.TypeRequestContext, eventlog.TypeAssistantMessage, eventlog.TypeStepEnd,
+		eventlog.TypeTurnEnd, eventlog.TypeStatus, eventlog.TypeAgentDisposing,
 	}, types(evs))
 	require.Equal(t, eventlog.EndCompleted, only[eventlog.TurnEnd](evs)[0].Reason)
 	require.Equal(t, "fast ok c0", only[eventlog.ToolResult](evs)[0].Content)

@@ -37,7 +37,7 @@ func (r *run) syncAttrs(ctx workflow.Context) {
 	if r.cfg.NoSearchAttributes {
 		return
 	}
-	s := r.core.State()
+	s := r.loop.State()
 	var ups []temporal.SearchAttributeUpdate
 	if s.Status != r.attrs.status {
 		ups = append(ups, StatusKey.ValueSet(string(s.Status)))
@@ -45,7 +45,7 @@ func (r *run) syncAttrs(ctx workflow.Context) {
 	if s.Turn != r.attrs.turn {
 		ups = append(ups, TurnKey.ValueSet(int64(s.Turn)))
 	}
-	model := Label(r.core.selection)
+	model := signals.ModelLabel(s.Selection)
 	if model != r.attrs.model {
 		ups = append(ups, ModelKey.ValueSet(model))
 	}
@@ -57,35 +57,4 @@ func (r *run) syncAttrs(ctx workflow.Context) {
 		return
 	}
 	r.attrs = attrState{status: s.Status, turn: s.Turn, model: model}
-}
-
-// StartAttributes are the search attributes a client sets when it starts an
-// agent: idle, turn 0, its model and parent.
-func StartAttributes(opts signals.AgentOptions) temporal.SearchAttributes {
-	ups := []temporal.SearchAttributeUpdate{
-		StatusKey.ValueSet(string(eventlog.StatusIdle)),
-		TurnKey.ValueSet(0),
-		ModelKey.ValueSet(ModelName(opts)),
-	}
-	if opts.Parent != "" {
-		ups = append(ups, ParentKey.ValueSet(opts.Parent))
-	}
-	return temporal.NewSearchAttributes(ups...)
-}
-
-// ModelName is the provider/model label of an agent's options.
-func ModelName(opts signals.AgentOptions) string {
-	return Label(signals.Selection{Provider: opts.Provider, Model: opts.Model})
-}
-
-// Label is the provider/model label of a selection, as TetherModel shows it.
-func Label(s signals.Selection) string {
-	p, m := s.Provider, s.Model
-	if p == "" {
-		p = "default"
-	}
-	if m == "" {
-		m = "default"
-	}
-	return p + "/" + m
 }

@@ -3,21 +3,16 @@ package workflows
 import (
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/loop"
 	"github.com/tetherdev/tether/signals"
 )
 
 // shouldContinueAsNew: Temporal suggests it (history events, size, updates)
-// or one of the configured per-run limits is reached. It is asked only at a
-// turn boundary.
+// or one of the configured per-run limits is reached. It is asked only at an
+// idle boundary.
 func (r *run) shouldContinueAsNew(ctx workflow.Context) bool {
 	info := workflow.GetInfo(ctx)
 	c := r.cfg
-	if inboxBytes(r.core.State().Inbox) > c.MaxSeedBytes {
-		// A flood of large pending messages would not fit in a seed; the
-		// turns it opens drain it, and the run continues as new after.
-		return false
-	}
 	switch {
 	case info.GetContinueAsNewSuggested():
 		return true
@@ -25,53 +20,52 @@ func (r *run) shouldContinueAsNew(ctx workflow.Context) bool {
 		return true
 	case c.MaxRunBytes > 0 && info.GetCurrentHistorySize() >= c.MaxRunBytes:
 		return true
-	case c.MaxRunTurns > 0 && r.core.State().Turn-r.firstTurn >= c.MaxRunTurns:
+	case c.MaxRunTurns > 0 && r.loop.State().Turn-r.firstTurn >= c.MaxRunTurns:
 		return true
 	}
 	return false
 }
 
-// continueAsNew ends the run at a turn boundary and starts the next one with
-// a seed carrying everything. Handlers finish first, and signals delivered
-// but not yet received are accepted into the inbox, so nothing accepted
-// during the switch is lost; signals arriving after this workflow task are
-// delivered to the next run by Temporal.
-//
-// It returns nil when what the handlers and signals brought (a dispose, new
-// work under a limit that no longer holds) keeps the run going instead.
-func (r *run) continueAsNew(ctx workflow.Context) error {
+// prepareContinue readies the switch: handlers finish first and signals
+// delivered but not yet received are applied, so nothing accepted is lost;
+// then the loop is asked (Continue). It answers ContinueAsNew, perhaps
+// after compacting, or goes on when what arrived keeps the run going.
+func (r *run) prepareContinue(ctx workflow.Context) (loop.Input, error) {
 	r.continuing = true
+	r.declined = r.loop.State().Len
+	if err := r.settle(ctx); err != nil {
+		return nil, err
+	}
+	return loop.Continue{}, nil
+}
+
+// settle waits for every handler and drains delivered signals.
+func (r *run) settle(ctx workflow.Context) error {
 	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
 		return err
 	}
 	for _, drain := range r.drains {
 		drain()
 	}
-	if !r.core.AtBoundary() { // disposed meanwhile: finish this run instead
-		r.continuing = false
-		return nil
+	return nil
+}
+
+// continueAsNew ends the run; the next one starts from a seed taken after a
+// last settle, so messages accepted while a compaction ran ride along.
+// Signals arriving after this workflow task are delivered to the next run
+// by Temporal.
+func (r *run) continueAsNew(ctx workflow.Context, c loop.ContinueAsNew) error {
+	if c.CompactionErr != nil {
+		workflow.GetLogger(ctx).Warn("Compaction before continue-as-new failed", "error", c.CompactionErr)
 	}
-	if r.core.ContextTokens()*4 > r.cfg.MaxSeedBytes {
-		// The seed must stay far below Temporal's payload limit.
-		if _, err := r.compact(ctx, true); err != nil {
-			workflow.GetLogger(ctx).Warn("Compaction before continue-as-new failed", "error", err)
-		}
+	if err := r.settle(ctx); err != nil {
+		return err
 	}
-	seed, err := r.core.Seed(workflow.GetInfo(ctx).WorkflowExecution.RunID)
+	seed, err := r.loop.Seed()
 	if err != nil {
 		return err
 	}
+	seed.PrevRun = workflow.GetInfo(ctx).WorkflowExecution.RunID
 	workflow.GetLogger(ctx).Info("Continuing as new", "log_len", seed.State.Len, "turn", seed.State.Turn, "runs", seed.Runs)
 	return workflow.NewContinueAsNewError(ctx, signals.AgentWorkflow, signals.AgentInput{Options: r.opts, Seed: &seed})
-}
-
-// inboxBytes is the content size of the pending messages a seed would carry.
-func inboxBytes(in eventlog.Inbox) int {
-	n := 0
-	for _, l := range [][]eventlog.Pending{in.NextTurn, in.NextStep} {
-		for _, p := range l {
-			n += len(p.Content)
-		}
-	}
-	return n
 }

@@ -1,12 +1,18 @@
-// Package workflows is the agent workflow: the loop of seeds 000 and 002 as
-// a pure core (Core: the session log, folded state and the decision Next,
-// which returns commands as data) under a thin Temporal shell (Agent.Run:
-// handlers, activity execution, search attributes, journaling).
+// Package workflows is the agent workflow: the thin Temporal shell around
+// package loop. It registers the signals, updates and queries and turns
+// them into loop requests; it executes the commands the loop returns
+// (activities, local activities, timers, hook chains, journal markers,
+// Continue-As-New) and feeds their outcomes back; it keeps the search
+// attributes and current details, and records once per run the worker
+// settings that decide commands, the loop's rules among them, so a worker
+// upgrade replays every running agent as it ran.
 //
-// It must stay deterministic: no time.Now, time.Sleep, goroutines, native
-// channels or select, map iteration, randomness or environment reads; only
-// the workflow package's equivalents. It never imports activities, fx,
-// net/http or a provider SDK; activities are named by their durable names.
+// It decides nothing about turns, steps or the inbox: every rule lives in
+// package loop. It must stay deterministic: no time.Now, time.Sleep,
+// goroutines, native channels or select, map iteration, randomness or
+// environment reads; only the workflow package's equivalents (checked by
+// workflowcheck). It never imports activities, fx, net/http or a provider
+// SDK; activities are named by their durable names.
 //
 // History is the session log. The model and tool activities get references
 // into the log, never its content; every event is journaled into history

@@ -1,10 +1,13 @@
 package workflows
 
 import (
+	"errors"
+
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/loop"
 	"github.com/tetherdev/tether/signals"
 )
 
@@ -20,9 +23,12 @@ var (
 	injectRoute   = route{eventlog.NextStep, false}
 )
 
+// errNotAccepting answers a message the loop could not record.
+var errNotAccepting = errors.New("agent is not accepting messages")
+
 // register installs every signal, update and query handler. It runs before
-// the workflow's first blocking call. Handlers only turn messages into core
-// calls; the core records the events.
+// the workflow's first blocking call. Handlers only turn messages into loop
+// requests; the loop records the events.
 func (r *run) register(ctx workflow.Context) error {
 	for _, u := range []struct {
 		name string
@@ -39,10 +45,16 @@ func (r *run) register(ctx workflow.Context) error {
 	r.receive(ctx, signals.FollowupSignal.Name, func(m signals.Message) { r.accept(ctx, m, followupRoute) })
 	r.receive(ctx, signals.SteerSignal.Name, func(m signals.Message) { r.accept(ctx, m, steerRoute) })
 	r.receive(ctx, signals.InjectSignal.Name, func(m signals.Message) { r.accept(ctx, m, injectRoute) })
-	r.receiveSend(ctx)
-	r.receiveCancel(ctx)
-	r.receiveDispose(ctx)
-	r.drains = append(r.drains, receive(ctx, signals.SelectModelSignal.Name, func(s signals.Selection) { r.core.SelectModel(s) }))
+	r.drains = append(r.drains,
+		receive(ctx, signals.SendSignal.Name, func(s signals.Send) { r.accept(ctx, s.Message, route{s.List, s.Wake}) }),
+		receive(ctx, signals.CancelSignal.Name, func(c signals.Cancel) {
+			r.request(ctx, loop.Cancel{Cause: c.Cause, KeepInbox: c.KeepInbox})
+		}),
+		receive(ctx, signals.DisposeSignal.Name, func(d signals.Dispose) { r.request(ctx, loop.Dispose{Cause: d.Cause}) }),
+		receive(ctx, signals.SelectModelSignal.Name, func(s signals.Selection) {
+			r.request(ctx, loop.SelectModel{Selection: s})
+		}),
+	)
 	if err := r.sendUpdate(ctx); err != nil {
 		return err
 	}
@@ -55,22 +67,32 @@ func (r *run) register(ctx workflow.Context) error {
 	return r.queries(ctx)
 }
 
-// accept records a signalled message. A signal cannot answer, so a rejected
+// accept records a signalled message. A signal cannot answer, so a refused
 // one is logged and left out of the session log; callers that need to know
 // use the update of the same name.
 func (r *run) accept(ctx workflow.Context, m signals.Message, rt route) {
-	if _, err := r.core.Accept(workflow.Now(ctx), m, rt.list, rt.wake); err != nil {
-		workflow.GetLogger(ctx).Warn("Message rejected", "message_id", m.ID, "list", rt.list, "error", err)
+	if rd := r.request(ctx, loop.Accept{Message: m, List: rt.list, Wake: rt.wake}); rd.Err != nil {
+		workflow.GetLogger(ctx).Warn("Message rejected", "message_id", m.ID, "list", rt.list, "error", rd.Err)
 	}
+}
+
+// acked accepts a message for an update and answers its ack.
+func (r *run) acked(ctx workflow.Context, m signals.Message, rt route) (signals.Ack, error) {
+	rd := r.request(ctx, loop.Accept{Message: m, List: rt.list, Wake: rt.wake})
+	switch {
+	case rd.Err != nil:
+		return signals.Ack{}, reject(rd.Err)
+	case len(rd.Recorded) == 0 || r.loop.Err() != nil:
+		return signals.Ack{}, errNotAccepting
+	}
+	return signals.Ack{MessageID: m.ID, Seq: rd.Recorded[0].Seq}, nil
 }
 
 func (r *run) messageUpdate(ctx workflow.Context, name string, rt route) error {
 	return workflow.SetUpdateHandlerWithOptions(ctx, name,
-		func(ctx workflow.Context, m signals.Message) (signals.Ack, error) {
-			return r.core.Accept(workflow.Now(ctx), m, rt.list, rt.wake)
-		},
+		func(ctx workflow.Context, m signals.Message) (signals.Ack, error) { return r.acked(ctx, m, rt) },
 		workflow.UpdateHandlerOptions{Validator: func(_ workflow.Context, m signals.Message) error {
-			return reject(r.core.CheckMessage(m))
+			return reject(r.loop.Check(m))
 		}},
 	)
 }
@@ -78,13 +100,13 @@ func (r *run) messageUpdate(ctx workflow.Context, name string, rt route) error {
 func (r *run) sendUpdate(ctx workflow.Context) error {
 	return workflow.SetUpdateHandlerWithOptions(ctx, signals.SendUpdate.Name,
 		func(ctx workflow.Context, s signals.Send) (signals.Ack, error) {
-			return r.core.Accept(workflow.Now(ctx), s.Message, s.List, s.Wake)
+			return r.acked(ctx, s.Message, route{s.List, s.Wake})
 		},
 		workflow.UpdateHandlerOptions{Validator: func(_ workflow.Context, s signals.Send) error {
 			if err := signals.ValidateSend(s); err != nil {
 				return reject(err)
 			}
-			return reject(r.core.CheckMessage(s.Message))
+			return reject(r.loop.Check(s.Message))
 		}},
 	)
 }
@@ -93,20 +115,20 @@ func (r *run) sendUpdate(ctx workflow.Context) error {
 // Its validator rejects an already idle agent, so polling an idle agent
 // writes nothing to history.
 func (r *run) waitIdleUpdate(ctx workflow.Context) error {
-	idle := func() bool { return !r.core.State().InTurn && !r.core.HasWork() }
+	disposed := func() bool { return r.loop.State().Disposing }
 	return workflow.SetUpdateHandlerWithOptions(ctx, signals.WaitIdleUpdate.Name,
 		func(ctx workflow.Context, _ signals.WaitIdle) (signals.StatusView, error) {
-			err := workflow.Await(ctx, func() bool { return idle() || r.core.Disposed() || r.continuing })
-			if err == nil && r.continuing && !idle() {
+			err := workflow.Await(ctx, func() bool { return r.loop.Idle() || disposed() || r.continuing })
+			if err == nil && r.continuing && !r.loop.Idle() {
 				err = reject(signals.ErrContinuing) // ask the next run
 			}
-			return r.core.Status(), err
+			return r.loop.Status(), err
 		},
 		workflow.UpdateHandlerOptions{Validator: func(workflow.Context, signals.WaitIdle) error {
 			switch {
-			case r.core.Disposed():
+			case disposed():
 				return reject(signals.ErrDisposed)
-			case idle():
+			case r.loop.Idle():
 				return reject(signals.ErrAlreadyIdle)
 			}
 			return nil
@@ -116,12 +138,12 @@ func (r *run) waitIdleUpdate(ctx workflow.Context) error {
 
 func (r *run) queries(ctx workflow.Context) error {
 	if err := workflow.SetQueryHandler(ctx, signals.StatusQuery.Name, func() (signals.StatusView, error) {
-		return r.core.Status(), nil
+		return r.loop.Status(), nil
 	}); err != nil {
 		return err
 	}
 	return workflow.SetQueryHandler(ctx, signals.LogQuery.Name, func(req signals.LogRequest) (signals.LogPage, error) {
-		return r.core.Page(req), nil
+		return r.loop.Page(req), nil
 	})
 }
 
@@ -153,32 +175,6 @@ func receive[T any](ctx workflow.Context, name string, handle func(T)) (drain fu
 
 func (r *run) receive(ctx workflow.Context, name string, handle func(signals.Message)) {
 	r.drains = append(r.drains, receive(ctx, name, handle))
-}
-
-func (r *run) receiveSend(ctx workflow.Context) {
-	r.drains = append(r.drains, receive(ctx, signals.SendSignal.Name, func(s signals.Send) {
-		if err := signals.ValidateSend(s); err != nil {
-			workflow.GetLogger(ctx).Warn("Message rejected", "message_id", s.ID, "error", err)
-			return
-		}
-		r.accept(ctx, s.Message, route{s.List, s.Wake})
-	}))
-}
-
-func (r *run) receiveCancel(ctx workflow.Context) {
-	r.drains = append(r.drains, receive(ctx, signals.CancelSignal.Name, func(c signals.Cancel) {
-		if r.core.Cancel(workflow.Now(ctx), c.Cause, c.KeepInbox) && r.cancel != nil {
-			r.cancel()
-		}
-	}))
-}
-
-func (r *run) receiveDispose(ctx workflow.Context) {
-	r.drains = append(r.drains, receive(ctx, signals.DisposeSignal.Name, func(d signals.Dispose) {
-		if r.core.Dispose(workflow.Now(ctx), d.Cause) && r.cancel != nil {
-			r.cancel()
-		}
-	}))
 }
 
 // reject types a validation error so clients can match it.

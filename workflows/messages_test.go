@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/hook"
 	"github.com/tetherdev/tether/signals"
 )
 
@@ -115,16 +116,32 @@ func TestToolNotEnabledForAgentGetsErrorResultWithoutRunning(t *testing.T) {
 	require.Contains(t, results[0].Content, `"rm_rf" is not available`)
 }
 
-func TestStepLimitFailsTheTurn(t *testing.T) {
-	h := newHarness(t, func(signals.ModelInput) (signals.ModelOutput, error) { return calls("fast"), nil })
-	h.tool("fast", time.Second)
-	opts := tools
-	opts.MaxSteps = 3
-	evs := h.run(opts, "loop forever", time.Hour)
-	require.Len(t, only[eventlog.StepStart](evs), 3)
-	end := only[eventlog.TurnEnd](evs)[0]
-	require.Equal(t, eventlog.EndFailed, end.Reason)
-	require.Contains(t, end.Error, "step limit 3")
+func TestTheDefaultTurnBudgetHookBoundsStepsAndCanBeRemoved(t *testing.T) {
+	hooks, enabled := hook.Defaults()
+	for _, on := range []bool{true, false} {
+		h := newHarnessWith(t, Config{Hooks: hooks, DefaultHooks: enabled}, func(in signals.ModelInput) (signals.ModelOutput, error) {
+			if in.Call.Step > 5 {
+				return answer("enough"), nil
+			}
+			return calls("fast"), nil
+		})
+		h.tool("fast", time.Second)
+		opts := tools
+		opts.MaxSteps = 3
+		if !on {
+			opts.Hooks = []string{hook.RetryName} // no turn-budget: the loop has no built-in limit
+		}
+		evs := h.run(opts, "loop forever", time.Hour)
+		end := only[eventlog.TurnEnd](evs)[0]
+		if on {
+			require.Len(t, only[eventlog.StepStart](evs), 3)
+			require.Equal(t, eventlog.EndBlocked, end.Reason)
+			require.Equal(t, "step limit 3 reached in turn 1", end.Error)
+		} else {
+			require.Len(t, only[eventlog.StepStart](evs), 6)
+			require.Equal(t, eventlog.EndCompleted, end.Reason)
+		}
+	}
 }
 
 func TestConcludingToolResultEndsTheToolLoop(t *testing.T) {

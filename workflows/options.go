@@ -38,6 +38,9 @@ type Config struct {
 	Hooks []hook.Hook
 	// DefaultHooks are enabled for agents whose options name none.
 	DefaultHooks []string
+	// StreamHooks name the llm/stream hooks the worker's model activity
+	// has (activities.StreamHook); agents enable them like other hooks.
+	StreamHooks []string
 	// ToolModes are the execution modes of the worker's tools by name;
 	// tools not listed run in parallel.
 	ToolModes map[string]signals.ToolMode

@@ -1,31 +1,85 @@
 package workflows
 
 import (
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/temporalproto"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/tetherdev/tether/eventlog"
 	"github.com/tetherdev/tether/hook"
+	"github.com/tetherdev/tether/loop"
+	"github.com/tetherdev/tether/projection"
 	"github.com/tetherdev/tether/signals"
 )
 
 // Every history recorded in testdata/histories (by the end-to-end suite, see
 // e2e/replay_test.go) must replay against the current workflow code: a change
-// to command order that is not guarded by workflow.GetVersion fails here.
-func TestRecordedHistoriesReplay(t *testing.T) {
+// to command order that is not guarded fails here. Replay must also rebuild
+// the very session log the history journaled, so an agent running when its
+// worker is upgraded keeps one consistent log: its projection from history
+// equals what the upgraded loop holds.
+func TestRecordedHistoriesReplayToTheLogTheyJournaled(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "histories", "*.json"))
 	require.NoError(t, err)
 	require.NotEmpty(t, files, "the replay corpus is missing")
 	hooks, enabled := hook.Defaults() // what every worker runs
-	cfg := Config{Hooks: hooks, DefaultHooks: enabled}
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
+			var replayed *loop.Loop
+			agent := Agent{Config: Config{Hooks: hooks, DefaultHooks: enabled}, observe: func(l *loop.Loop) { replayed = l }}
 			r := worker.NewWorkflowReplayer()
-			r.RegisterWorkflowWithOptions(Agent{Config: cfg}.Run, workflow.RegisterOptions{Name: signals.AgentWorkflow})
-			require.NoError(t, r.ReplayWorkflowHistoryFromJSONFile(nil, f))
+			r.RegisterWorkflowWithOptions(agent.Run, workflow.RegisterOptions{Name: signals.AgentWorkflow})
+			hist := readHistory(t, f)
+			journaled, err := projection.FromHistory(hist.GetEvents())
+			if strings.HasSuffix(f, "-v1.json") { // journaled before the compact journal, which projection no longer reads
+				require.Error(t, err)
+				require.NoError(t, r.ReplayWorkflowHistory(nil, hist))
+				return
+			}
+			require.NoError(t, err)
+			exec := workflow.Execution{ID: agentID(journaled), RunID: "replayed"}
+			require.NoError(t, r.ReplayWorkflowHistoryWithOptions(nil, hist, worker.ReplayWorkflowHistoryOptions{OriginalExecution: exec}))
+			require.NotNil(t, replayed)
+			log := replayed.Page(signals.LogRequest{Limit: signals.DefaultLogPage}).Events
+			require.GreaterOrEqual(t, len(log), len(journaled))
+			for i, want := range journaled {
+				got := log[i]
+				require.Equal(t, want.Seq, got.Seq)
+				require.Equal(t, want.Type, got.Type, "seq %d", want.Seq)
+				require.Equal(t, want.At, got.At, "seq %d", want.Seq)
+				require.JSONEq(t, string(want.Data), string(got.Data), "seq %d %s", want.Seq, want.Type)
+			}
 		})
 	}
+}
+
+func readHistory(t *testing.T, path string) *historypb.History {
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var h historypb.History
+	require.NoError(t, temporalproto.CustomJSONUnmarshalOptions{}.Unmarshal(b, &h))
+	return &h
+}
+
+// agentID is the workflow ID a log was recorded under, as its idempotency
+// keys name it ("" when it has no tool call, where the ID does not show).
+func agentID(log []eventlog.Envelope) string {
+	for _, env := range log {
+		if env.Type != eventlog.TypeToolCall {
+			continue
+		}
+		e, err := eventlog.Decode(env)
+		if err == nil {
+			id, _, _ := strings.Cut(e.(eventlog.ToolCall).IdempotencyKey, "/")
+			return id
+		}
+	}
+	return "replayed"
 }

@@ -3,15 +3,16 @@ package workflows
 import (
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/tetherdev/tether/loop"
 	"github.com/tetherdev/tether/signals"
 )
 
 // runConfig is the part of the worker's configuration that decides which
 // commands the workflow issues: when to continue as new, whether to write
-// search attributes, the tools' execution modes and the default hooks. It
-// is recorded once per run with a side effect, so a worker restarted with
-// other settings replays every run as it ran; new settings take effect
-// from the next run.
+// search attributes, the tools' execution modes, the default hooks and the
+// loop's rules. It is recorded once per run with a side effect, so a worker
+// restarted with other settings (or a newer build) replays every run as it
+// ran; new settings take effect from the next run.
 type runConfig struct {
 	MaxRunTurns        int                         `json:"max_run_turns,omitempty"`
 	MaxRunEvents       int                         `json:"max_run_events,omitempty"`
@@ -20,6 +21,9 @@ type runConfig struct {
 	ToolModes          map[string]signals.ToolMode `json:"tool_modes,omitempty"`
 	LocalTools         []string                    `json:"local_tools,omitempty"`
 	DefaultHooks       []string                    `json:"default_hooks"`
+	// Rules are the loop's rules (loop.Rules); absent in runs recorded
+	// before they were versioned, which follow loop.Rules1.
+	Rules int `json:"rules,omitempty"`
 }
 
 // recordRunConfig records cfg's run configuration in history and returns
@@ -30,10 +34,11 @@ func recordRunConfig(ctx workflow.Context, cfg Config) (runConfig, error) {
 	current := runConfig{
 		MaxRunTurns: cfg.MaxRunTurns, MaxRunEvents: cfg.MaxRunEvents, MaxRunBytes: cfg.MaxRunBytes,
 		NoSearchAttributes: cfg.NoSearchAttributes, ToolModes: cfg.ToolModes, DefaultHooks: cfg.DefaultHooks,
-		LocalTools: cfg.LocalTools,
+		LocalTools: cfg.LocalTools, Rules: int(loop.Latest),
 	}
 	if workflow.GetVersion(ctx, runConfigChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		current.LocalTools = nil // runs from before local tools ran every tool as an activity
+		current.Rules = 0
 		return current, nil
 	}
 	err := workflow.SideEffect(ctx, func(workflow.Context) any { return current }).Get(&rc)
@@ -49,4 +54,12 @@ func (rc runConfig) apply(cfg Config) Config {
 	cfg.NoSearchAttributes, cfg.ToolModes, cfg.DefaultHooks = rc.NoSearchAttributes, rc.ToolModes, rc.DefaultHooks
 	cfg.LocalTools = rc.LocalTools
 	return cfg
+}
+
+// rules are the loop rules the run follows.
+func (rc runConfig) rules() loop.Rules {
+	if rc.Rules == 0 {
+		return loop.Rules1
+	}
+	return loop.Rules(rc.Rules)
 }

@@ -52,6 +52,7 @@ type Config struct {
 	Provider ProviderConfig
 	Tools    ToolsConfig
 	Workflow workflows.Config
+	Codec    CodecConfig
 }
 
 // ToolsConfig configures built-in tools.
@@ -65,7 +66,7 @@ type ToolsConfig struct {
 // one line that says what to change.
 func Load(args []string, env func(string) string, stderr io.Writer) (Config, error) {
 	c := Config{TaskQueue: signals.TaskQueue}
-	fs, demo, keyEnv := flags(&c, env)
+	fs, demo, keyEnv, cf := flags(&c, env)
 	fs.SetOutput(io.Discard)
 	switch err := fs.Parse(args); {
 	case errors.Is(err, flag.ErrHelp):
@@ -85,11 +86,14 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 		return Config{}, err
 	}
 	c.Workflow.NoSearchAttributes = c.NoSearchAttributes
+	if err := cf.resolve(&c, env); err != nil {
+		return Config{}, err
+	}
 	return c, c.Validate()
 }
 
 // flags declares the worker's flags over c.
-func flags(c *Config, env func(string) string) (fs *flag.FlagSet, demo *bool, keyEnv *string) {
+func flags(c *Config, env func(string) string) (fs *flag.FlagSet, demo *bool, keyEnv *string, cf *codecFlags) {
 	fs = flag.NewFlagSet("worker", flag.ContinueOnError)
 	fs.StringVar(&c.TaskQueue, "task-queue", c.TaskQueue, "task queue of agent workflows and activities")
 	fs.BoolVar(&c.Dev, "dev", false, "run an embedded Temporal server (SQLite in --data-dir) with the Web UI")
@@ -105,14 +109,15 @@ func flags(c *Config, env func(string) string) (fs *flag.FlagSet, demo *bool, ke
 	fs.StringVar(&c.StreamURL, "stream-url", "", "base URL clients reach --stream-addr at (default http://<bound address>)")
 	fs.BoolVar(&c.Verbose, "v", false, "shorthand for --verbose")
 	fs.BoolVar(&c.Verbose, "verbose", false, "log fx's wiring and print whole startup errors")
-	keyEnv = new(string)
+	keyEnv, cf = new(string), new(codecFlags)
 	providerFlags(fs, &c.Provider, keyEnv, env)
 	fs.StringVar(&c.Tools.Workspace, "workspace", ".", "directory read_file and list_files are confined to (empty disables them)")
 	fs.DurationVar(&c.Workflow.ToolTimeout, "tool-timeout", workflows.DefaultToolTimeout, "tool activity timeout")
 	fs.DurationVar(&c.Workflow.ModelTimeout, "model-timeout", workflows.DefaultModelTimeout, "model activity timeout")
 	fs.IntVar(&c.Workflow.MaxRunTurns, "max-run-turns", 0, "continue an agent as new after this many turns in one run (0: when Temporal suggests)")
 	fs.IntVar(&c.Workflow.MaxRunEvents, "max-run-events", 0, "continue an agent as new once its run has this many history events (0: when Temporal suggests)")
-	return fs, demo, keyEnv
+	cf.register(fs, env, &c.Codec)
+	return fs, demo, keyEnv, cf
 }
 
 func envOr(env func(string) string, key, def string) string {
@@ -139,6 +144,7 @@ func (c Config) Validate() error {
 	if c.Workflow.ToolTimeout < time.Second || c.Workflow.ModelTimeout < time.Second {
 		errs = append(errs, errors.New("--tool-timeout and --model-timeout must be at least 1s"))
 	}
+	errs = append(errs, c.validateCodec()...)
 	return errors.Join(errs...)
 }
 

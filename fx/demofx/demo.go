@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/worker"
 	"go.uber.org/fx"
 
@@ -35,6 +36,7 @@ type Params struct {
 	fx.In
 	Config     configfx.Config
 	Client     client.Client
+	Converter  converter.DataConverter
 	Providers  providerfx.Providers
 	Tools      *tools.Registry
 	Worker     worker.Worker
@@ -80,7 +82,7 @@ func Run(ctx context.Context, p Params, out io.Writer) error {
 		fmt.Fprint(out, " (the scripted demo model: no API key configured)")
 	}
 	fmt.Fprintf(out, "\nTools: %v\n\n", opts.Tools)
-	h, err := agent.New(p.Client, p.Config.TaskQueue).Create(ctx, agent.CreateOptions{ID: id, Options: opts, First: p.Config.Demo})
+	h, err := agent.New(p.Client, p.Config.TaskQueue, agent.WithDataConverter(p.Converter)).Create(ctx, agent.CreateOptions{ID: id, Options: opts, First: p.Config.Demo})
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/fx"
 
+	"github.com/tetherdev/tether/fx/codecfx"
 	"github.com/tetherdev/tether/fx/configfx"
 	"github.com/tetherdev/tether/internal/devserver"
 	"github.com/tetherdev/tether/internal/startup"
@@ -19,10 +20,12 @@ import (
 // Module provides a started *devserver.Server, stopped with the app.
 var Module = fx.Module("devserver", fx.Provide(New))
 
-// Params are New's dependencies.
+// Params are New's dependencies. Codec is present when the worker serves
+// its payload codec; the Web UI then decodes payloads with it.
 type Params struct {
 	fx.In
 	Config    configfx.Config
+	Codec     codecfx.Endpoint `optional:"true"`
 	Lifecycle fx.Lifecycle
 	Logger    *slog.Logger
 }
@@ -36,7 +39,7 @@ func New(p Params) (*devserver.Server, error) {
 		return nil, err
 	}
 	opts := devserver.Options{DataDir: dir, GRPCPort: p.Config.GRPCPort, UIPort: p.Config.UIPort,
-		SearchAttributes: devserver.DefaultSearchAttributes()}
+		SearchAttributes: devserver.DefaultSearchAttributes(), CodecEndpoint: p.Codec.URL}
 	if p.Config.Demo != "" {
 		opts.GRPCPort, opts.UIPort = 0, 0
 	}

@@ -10,6 +10,7 @@ import (
 	"go.uber.org/fx"
 	"go.uber.org/fx/fxevent"
 
+	"github.com/tetherdev/tether/fx/codecfx"
 	"github.com/tetherdev/tether/fx/configfx"
 	"github.com/tetherdev/tether/fx/demofx"
 	"github.com/tetherdev/tether/fx/devserverfx"
@@ -45,6 +46,9 @@ func Worker(cfg configfx.Config, logs io.Writer) fx.Option {
 	}
 	if cfg.Demo != "" {
 		opts = append(opts, demofx.Module)
+	}
+	if cfg.Codec.Addr != "" {
+		opts = append(opts, codecfx.Module)
 	}
 	return fx.Options(opts...)
 }

@@ -7,8 +7,12 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/fx"
 
+	"github.com/tetherdev/tether/codec"
 	"github.com/tetherdev/tether/fx/configfx"
 )
+
+// testKey is a well-formed codec key entry (32 zero bytes).
+const testKey = "k1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
 
 // The worker's option list resolves for every mode cmd/worker can run in.
 func TestWorkerAppValidatesInEveryMode(t *testing.T) {
@@ -24,6 +28,8 @@ func TestWorkerAppValidatesInEveryMode(t *testing.T) {
 		"anthropic":         {env: map[string]string{"ANTHROPIC_API_KEY": "sk-ant-test"}},
 		"no search attrs":   {args: []string{"--no-search-attributes"}},
 		"custom task queue": {args: []string{"--task-queue", "agents-eu"}},
+		"dev with codec":    {args: []string{"--dev", "--data-dir", t.TempDir()}, env: map[string]string{codec.EnvKeys: testKey}},
+		"codec server":      {args: []string{"--codec-addr", "127.0.0.1:0"}, env: map[string]string{codec.EnvKeys: testKey}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

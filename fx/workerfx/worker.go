@@ -5,6 +5,7 @@ package workerfx
 
 import (
 	"log/slog"
+	"slices"
 
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
@@ -44,6 +45,8 @@ type ActivityParams struct {
 	Providers providerfx.Providers
 	Tools     *tools.Registry
 	Streams   activities.LiveStreams `optional:"true"`
+	// StreamHooks are the llm/stream hooks agents may enable by name.
+	StreamHooks []activities.StreamHook `group:"tether.stream-hooks"`
 }
 
 // NewActivities builds the activities over one shared log reader.
@@ -52,14 +55,21 @@ func NewActivities(p ActivityParams) (Activities, error) {
 	reg := p.Tools
 	a := Activities{
 		Model: &activities.Model{Providers: p.Providers.ByName, DefaultProvider: p.Providers.Default, Tools: reg, Log: reader,
-			Streams: p.Streams},
+			Streams: p.Streams, StreamHooks: map[string]activities.StreamHook{}},
 		Tool: &activities.Tool{Runner: reg, Log: reader},
+	}
+	for _, h := range p.StreamHooks {
+		a.Model.StreamHooks[h.Name] = h
 	}
 	if err := a.Model.Validate(); err != nil {
 		return Activities{}, err
 	}
 	return a, a.Tool.Validate()
 }
+
+// StreamHookGroup is the value group of llm/stream hooks
+// (activities.StreamHook) an application registers.
+const StreamHookGroup = "tether.stream-hooks"
 
 // HookGroup is the value group of hooks an application registers; agents
 // enable them by name.
@@ -108,7 +118,12 @@ func New(p Params) worker.Worker {
 			_ = p.Shutdowner.Shutdown(fx.ExitCode(1))
 		},
 	})
-	workflows.Register(w, WorkflowConfig(p.Config.Workflow, p.Hooks, p.Tools))
+	cfg := WorkflowConfig(p.Config.Workflow, p.Hooks, p.Tools)
+	for name := range p.Activities.Model.StreamHooks {
+		cfg.StreamHooks = append(cfg.StreamHooks, name)
+	}
+	slices.Sort(cfg.StreamHooks)
+	workflows.Register(w, cfg)
 	activities.Register(w, p.Activities.Model, p.Activities.Tool)
 	for _, r := range p.Registrations {
 		r(w)

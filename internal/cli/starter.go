@@ -12,8 +12,10 @@ import (
 
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/contrib/envconfig"
+	"go.temporal.io/sdk/converter"
 
 	"github.com/tetherdev/tether/agent"
+	"github.com/tetherdev/tether/codec"
 	"github.com/tetherdev/tether/internal/startup"
 )
 
@@ -24,6 +26,9 @@ type Dialer func(ctx context.Context, opts client.Options) (client.Client, error
 type Starter struct {
 	Out, Err io.Writer
 	Dial     Dialer
+	// Env looks up the codec key variables (os.Getenv in the main); nil
+	// configures no keys.
+	Env func(string) string
 }
 
 // Usage is printed for `starter help` and a command line without a command.
@@ -47,6 +52,9 @@ commands:
 
 connection flags (defaults from TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, profiles):
   --address HOST:PORT  --namespace NS  --task-queue Q  -v|--verbose (whole errors)
+
+payload encryption: the worker's keys in TETHER_CODEC_KEYS or TETHER_CODEC_KEY_FILE
+(active key TETHER_CODEC_KEY_ID), else the profile's codec endpoint, if any
 `
 
 // ErrUsage marks a command line that could not be parsed.
@@ -101,18 +109,24 @@ func (s Starter) run(ctx context.Context, g global) error {
 	if !ok {
 		return fmt.Errorf("%w: unknown command %q", ErrUsage, g.command)
 	}
-	c, err := s.connect(ctx, g.address, g.namespace)
+	c, dc, err := s.connect(ctx, g.address, g.namespace)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	return cmd(ctx, env{s: s, agents: agent.New(c, g.taskQueue)}, g.args)
+	return cmd(ctx, env{s: s, agents: agent.New(c, g.taskQueue, agent.WithDataConverter(dc))}, g.args)
 }
 
-func (s Starter) connect(ctx context.Context, address, namespace string) (client.Client, error) {
-	opts, err := envconfig.LoadDefaultClientOptions()
+// connect dials Temporal with the data converter the worker uses: local
+// codec keys, else the profile's remote codec, else the default.
+func (s Starter) connect(ctx context.Context, address, namespace string) (client.Client, converter.DataConverter, error) {
+	keys, err := s.codecKeys()
 	if err != nil {
-		return nil, &startup.Error{Problem: "cannot load the Temporal client configuration (" + err.Error() + ")",
+		return nil, nil, err
+	}
+	opts, err := envconfig.LoadClientOptions(envconfig.LoadClientOptionsRequest{IncludeRemoteCodec: true})
+	if err != nil {
+		return nil, nil, &startup.Error{Problem: "cannot load the Temporal client configuration (" + err.Error() + ")",
 			Fix: "check TEMPORAL_* variables and temporal.toml", Err: err}
 	}
 	if address != "" {
@@ -124,13 +138,35 @@ func (s Starter) connect(ctx context.Context, address, namespace string) (client
 	if namespace != "" {
 		opts.Namespace = namespace
 	}
+	dc, err := codec.Configure(&opts, keys)
+	if err != nil {
+		return nil, nil, badKeys(err)
+	}
 	dctx, cancel := context.WithTimeout(ctx, dialTimeout)
 	defer cancel()
 	c, err := s.Dial(dctx, opts)
 	if err != nil {
-		return nil, startup.Dial(opts.HostPort, err, NoServerFix)
+		return nil, nil, startup.Dial(opts.HostPort, err, NoServerFix)
 	}
-	return c, nil
+	return c, dc, nil
+}
+
+// codecKeys loads the worker's codec keys from the environment, if any.
+func (s Starter) codecKeys() (codec.Config, error) {
+	if s.Env == nil {
+		return codec.Config{}, nil
+	}
+	keys, err := codec.SourceFromEnv(s.Env).Load()
+	if err != nil {
+		return codec.Config{}, badKeys(err)
+	}
+	return keys, nil
+}
+
+// badKeys explains codec keys the starter cannot use.
+func badKeys(err error) error {
+	return &startup.Error{Problem: "cannot use the codec keys (" + err.Error() + ")",
+		Fix: "check " + codec.EnvKeys + ", " + codec.EnvKeyFile + " and " + codec.EnvKeyID, Err: err}
 }
 
 // env is what a command works with.

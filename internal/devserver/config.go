@@ -32,6 +32,9 @@ type Options struct {
 	GRPCPort int
 	// UIPort of the Web UI; 0 means no UI, -1 picks a free port.
 	UIPort int
+	// CodecEndpoint, when set, is the codec server the Web UI decodes
+	// payloads with (the remote codec protocol's base URL).
+	CodecEndpoint string
 	// SearchAttributes are registered on Namespace: at creation, and through
 	// the operator service for an existing database that lacks some.
 	SearchAttributes map[string]enumspb.IndexedValueType

@@ -83,7 +83,7 @@ func start(ctx context.Context, o Options) (*Server, error) {
 		return nil, errors.Join(err, s.Stop())
 	}
 	if p.ui > 0 {
-		if s.ui, err = s.startUI(ctx, o.IP, p.ui); err != nil {
+		if s.ui, err = s.startUI(ctx, o.IP, p.ui, o.CodecEndpoint); err != nil {
 			return nil, errors.Join(err, s.Stop())
 		}
 	}
@@ -111,12 +111,12 @@ func newTemporal(o Options, p ports, store *config.SQL, logger log.Logger) (temp
 	)
 }
 
-func (s *Server) startUI(ctx context.Context, ip string, port int) (*webUI, error) {
+func (s *Server) startUI(ctx context.Context, ip string, port int, codecEndpoint string) (*webUI, error) {
 	// Checked again: the UI exits the process when it cannot bind.
 	if err := checkPortFree(ip, port); err != nil {
 		return nil, fmt.Errorf("web UI: %w", err)
 	}
-	return startUI(ctx, ip, port, s.hostPort, s.namespace)
+	return startUI(ctx, ip, port, s.hostPort, s.namespace, codecEndpoint)
 }
 
 // HostPort is the frontend's gRPC address for client.Options.HostPort.

@@ -19,10 +19,11 @@ type webUI struct {
 	done chan error // receives Start's result once it returns
 }
 
-// startUI serves the UI for namespace on ip:port, proxying to frontend, and
+// startUI serves the UI for namespace on ip:port, proxying to frontend and
+// decoding payloads with the codec server at codecEndpoint when set, and
 // returns once it answers /healthz. The port must have been checked free:
 // the UI server exits the process when it cannot bind.
-func startUI(ctx context.Context, ip string, port int, frontend, namespace string) (*webUI, error) {
+func startUI(ctx context.Context, ip string, port int, frontend, namespace, codecEndpoint string) (*webUI, error) {
 	host := ip
 	if strings.Contains(ip, ":") {
 		host = "[" + ip + "]" // the UI formats "%s:%d"
@@ -37,6 +38,7 @@ func startUI(ctx context.Context, ip string, port int, frontend, namespace strin
 			HideLogs:            true,
 			DisableNewsFetch:    true,
 			CORS:                uiconfig.CORS{CookieInsecure: true}, // plain http on loopback
+			Codec:               uiconfig.Codec{Endpoint: codecEndpoint},
 		})),
 		addr: "http://" + hostPort(ip, port),
 		done: make(chan error, 1),

@@ -1,6 +1,7 @@
 package devserver
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
@@ -43,4 +44,13 @@ func TestNoUIByDefault(t *testing.T) {
 	s := startServer(t, Options{})
 	require.Empty(t, s.UIAddress())
 	require.Equal(t, "default", s.Namespace())
+}
+
+func TestUIDecodesPayloadsWithTheConfiguredCodecServer(t *testing.T) {
+	s := startServer(t, Options{UIPort: -1, CodecEndpoint: "http://127.0.0.1:8234"})
+	resp, body := get(t, s.UIAddress()+"/api/v1/settings")
+	require.Equal(t, http.StatusOK, resp.StatusCode, body)
+	var settings struct{ Codec struct{ Endpoint string } }
+	require.NoError(t, json.Unmarshal([]byte(body), &settings))
+	require.Equal(t, "http://127.0.0.1:8234", settings.Codec.Endpoint)
 }

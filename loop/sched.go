@@ -1,8 +1,8 @@
-package workflows
+package loop
 
 import "github.com/tetherdev/tether/signals"
 
-// slot is where one tool call of a step stands.
+// slot is where one tool call stands, as the scheduler sees it.
 type slot int
 
 const (
@@ -19,7 +19,7 @@ const (
 //     is done, and no later call starts until it is done.
 //
 // mode is consulted for each call as it is considered, so classification is
-// re-checked just before each start. The function is pure.
+// re-checked just before each start.
 func startable(slots []slot, mode func(i int) signals.ToolMode, bound int) []int {
 	running := 0
 	for _, s := range slots {

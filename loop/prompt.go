@@ -1,4 +1,4 @@
-package workflows
+package loop
 
 import (
 	"strconv"
@@ -8,29 +8,30 @@ import (
 )
 
 // assemble builds the step's system prompt from the agent's system prompt,
-// its named sections and variables, once per step after step start. When it
-// is the plain system prompt of the start input, the ref says so, so the
-// text is not written to history again.
-func (c *Core) assemble() (string, eventlog.Ref) {
-	p := c.opts.Prompt
+// its named sections and variables, once per step. When it is the plain
+// system prompt of the start input, the ref says so, so the text is not
+// written to history again.
+func (l *Loop) assemble() (string, eventlog.Ref) {
+	o := l.cfg.Options
+	p := o.Prompt
 	if p == nil || len(p.Sections) == 0 {
-		return c.opts.SystemPrompt, eventlog.SystemPromptRef
+		return o.SystemPrompt, eventlog.SystemPromptRef
 	}
 	parts := make([]string, 0, len(p.Sections)+1)
-	if c.opts.SystemPrompt != "" {
-		parts = append(parts, c.opts.SystemPrompt)
+	if o.SystemPrompt != "" {
+		parts = append(parts, o.SystemPrompt)
 	}
 	for _, s := range p.Sections {
 		if t := strings.TrimSpace(s.Text); t != "" {
 			parts = append(parts, t)
 		}
 	}
-	return c.substitute(strings.Join(parts, "\n\n")), ""
+	return l.substitute(strings.Join(parts, "\n\n")), ""
 }
 
 // substitute replaces {{name}} by the agent's variables and the built-ins;
 // an unknown name is left as written.
-func (c *Core) substitute(text string) string {
+func (l *Loop) substitute(text string) string {
 	var b strings.Builder
 	for {
 		i := strings.Index(text, "{{")
@@ -45,7 +46,7 @@ func (c *Core) substitute(text string) string {
 		}
 		name := strings.TrimSpace(text[i+2 : i+j])
 		b.WriteString(text[:i])
-		if v, ok := c.variable(name); ok {
+		if v, ok := l.variable(name); ok {
 			b.WriteString(v)
 		} else {
 			b.WriteString(text[i : i+j+2])
@@ -54,11 +55,11 @@ func (c *Core) substitute(text string) string {
 	}
 }
 
-func (c *Core) variable(name string) (string, bool) {
-	s := c.step.Selection
+func (l *Loop) variable(name string) (string, bool) {
+	s := l.turn.step.Selection
 	switch name {
 	case "agent_id":
-		return c.agentID, true
+		return l.cfg.AgentID, true
 	case "provider":
 		return s.Provider, true
 	case "model":
@@ -66,8 +67,8 @@ func (c *Core) variable(name string) (string, bool) {
 	case "effort":
 		return s.Effort, true
 	case "turn":
-		return strconv.Itoa(c.step.Turn), true
+		return strconv.Itoa(l.turn.step.Turn), true
 	}
-	v, ok := c.opts.Prompt.Variables[name]
+	v, ok := l.cfg.Options.Prompt.Variables[name]
 	return v, ok
 }

@@ -1,0 +1,27 @@
+// Package codec encrypts Temporal payloads with AES-256-GCM, so workflow
+// inputs, signals, updates, activity inputs and results, queries, memo and
+// Continue-As-New seeds are ciphertext at rest in the Temporal server.
+//
+// A Codec is a converter.PayloadCodec over a keyring: one active key
+// encrypts, every configured key decrypts, so keys rotate by adding a new
+// active key and keeping the old ones for as long as histories written
+// under them exist. NewHandler serves the same codec to the Temporal Web UI
+// and CLI (the remote codec protocol: POST …/encode and …/decode), and
+// Configure puts it in a client's options.
+//
+// Invariants:
+//   - an encrypted payload has metadata encoding "binary/encrypted" and
+//     "encryption-key-id" naming its key; its data is a fresh random 96-bit
+//     nonce, the ciphertext of the whole original payload (metadata and
+//     data) and the GCM tag, authenticated together with the key ID;
+//   - Encode leaves an encrypted payload as it is (never encrypts twice);
+//     Decode leaves a payload without the encrypted marker as it is, so
+//     histories written before encryption was enabled still decode;
+//   - a payload under a key this codec does not hold fails with
+//     *UnknownKeyError, a payload that does not authenticate with
+//     *DecryptError; neither is ever passed on undecoded.
+//
+// It must never read the environment (callers pass a lookup function), take
+// keys from workflow input, log or format key material, or accept a key
+// file that other users may read.
+package codec

@@ -1,0 +1,105 @@
+package codec
+
+import (
+	"crypto/subtle"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"go.temporal.io/sdk/converter"
+)
+
+// Codec server limits and the CORS answer the Web UI needs.
+const (
+	// MaxRequestBytes bounds one encode or decode request body.
+	MaxRequestBytes = 16 << 20
+	allowHeaders    = "Authorization, Content-Type, X-Namespace"
+	allowMethods    = "POST, OPTIONS"
+)
+
+// ServerOptions configure NewHandler.
+type ServerOptions struct {
+	// Origins are the browser origins (scheme://host:port) that may call the
+	// handler, the Web UI's; a request from any other origin is refused.
+	// Clients that send no Origin (SDKs, the CLI) are not affected.
+	Origins []string
+	// Token, when set, must arrive as "Authorization: Bearer <Token>" on
+	// every encode and decode; preflight requests carry no credentials.
+	Token string
+}
+
+// handler serves the remote codec protocol with CORS and an optional
+// bearer token in front of the SDK's handler.
+type handler struct {
+	codec   http.Handler
+	origins map[string]bool
+	token   []byte
+}
+
+// NewHandler serves pc over the Temporal remote codec protocol: POST
+// …/encode and …/decode with a JSON {"payloads": [...]} body, as the Web UI
+// and the CLI (--codec-endpoint) call it. The path may carry a prefix such
+// as the namespace.
+func NewHandler(pc converter.PayloadCodec, o ServerOptions) (http.Handler, error) {
+	h := &handler{codec: converter.NewPayloadCodecHTTPHandler(pc), origins: map[string]bool{}}
+	for _, origin := range o.Origins {
+		norm, err := normalizeOrigin(origin)
+		if err != nil {
+			return nil, err
+		}
+		h.origins[norm] = true
+	}
+	if o.Token != "" {
+		h.token = []byte("Bearer " + o.Token)
+	}
+	return h, nil
+}
+
+// normalizeOrigin accepts scheme://host[:port] with an optional trailing
+// slash, the form browsers send in Origin.
+func normalizeOrigin(origin string) (string, error) {
+	u, err := url.Parse(strings.TrimSuffix(origin, "/"))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+		u.Path != "" || u.RawQuery != "" || u.User != nil {
+		return "", fmt.Errorf("%w: codec server origin %q: want scheme://host[:port]", ErrInvalidConfig, origin)
+	}
+	return u.Scheme + "://" + u.Host, nil
+}
+
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if origin := r.Header.Get("Origin"); origin != "" {
+		if !h.origins[origin] {
+			http.Error(w, "origin not allowed", http.StatusForbidden)
+			return
+		}
+		w.Header().Set("Access-Control-Allow-Origin", origin)
+		w.Header().Set("Access-Control-Allow-Credentials", "true")
+		w.Header().Add("Vary", "Origin")
+	}
+	switch r.Method {
+	case http.MethodOptions:
+		w.Header().Set("Access-Control-Allow-Methods", allowMethods)
+		w.Header().Set("Access-Control-Allow-Headers", allowHeaders)
+		w.Header().Set("Access-Control-Max-Age", "600")
+		w.WriteHeader(http.StatusNoContent)
+	case http.MethodPost:
+		if !h.authorized(r) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="tether codec"`)
+			http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, MaxRequestBytes)
+		h.codec.ServeHTTP(w, r)
+	default:
+		w.Header().Set("Allow", allowMethods)
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+	}
+}
+
+func (h *handler) authorized(r *http.Request) bool {
+	if h.token == nil {
+		return true
+	}
+	return subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), h.token) == 1
+}

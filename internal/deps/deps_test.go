@@ -1,0 +1,57 @@
+package deps
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+const module = "github.com/tetherdev/tether"
+
+// rules: for each package, the module packages it may depend on (directly
+// or not), the outside prefixes it must never reach, and those it must not
+// import itself (the SDK it uses may).
+var rules = []struct {
+	pkg       string
+	module    []string // allowed packages of this module, besides itself
+	never     []string
+	notDirect []string
+}{
+	{"eventlog", nil, []string{"go.temporal.io", "go.uber.org", "net"}, nil},
+	{"signals", []string{"eventlog"}, []string{"go.temporal.io", "go.uber.org", "net"}, nil},
+	{"loop", []string{"eventlog", "signals"}, []string{"go.temporal.io", "go.uber.org", "net"}, nil},
+	{"hook", []string{"eventlog", "signals", "loop"}, []string{"go.uber.org"}, []string{"net/http"}},
+	{"workflows", []string{"eventlog", "signals", "loop", "hook"}, []string{"go.uber.org", "go.temporal.io/server"}, []string{"net/http"}},
+	{"agent", []string{"eventlog", "signals"}, []string{"go.uber.org", "go.temporal.io/server"}, nil},
+}
+
+func TestTheImportGraphKeepsTheHouseDirection(t *testing.T) {
+	for _, r := range rules {
+		t.Run(r.pkg, func(t *testing.T) {
+			out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", module+"/"+r.pkg).CombinedOutput()
+			require.NoError(t, err, string(out))
+			direct, err := exec.Command("go", "list", "-f", `{{join .Imports " "}}`, module+"/"+r.pkg).CombinedOutput()
+			require.NoError(t, err, string(direct))
+			for _, imp := range strings.Fields(string(direct)) {
+				for _, f := range r.notDirect {
+					require.NotEqual(t, f, imp, "%s must not import %s", r.pkg, f)
+				}
+			}
+			allowed := map[string]bool{module + "/" + r.pkg: true}
+			for _, m := range r.module {
+				allowed[module+"/"+m] = true
+			}
+			for _, dep := range strings.Fields(string(out)) {
+				if strings.HasPrefix(dep, module+"/") {
+					require.True(t, allowed[dep], "%s must not depend on %s", r.pkg, dep)
+				}
+				for _, f := range r.never {
+					require.False(t, dep == f || strings.HasPrefix(dep, f+"/") || strings.HasPrefix(dep, f+"."),
+						"%s must not depend on %s (via %s)", r.pkg, f, dep)
+				}
+			}
+		})
+	}
+}

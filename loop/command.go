@@ -1,0 +1,104 @@
+package loop
+
+import (
+	"time"
+
+	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/signals"
+)
+
+// Command is what the loop asks the shell to do. The set is closed. Each
+// command that has an outcome is answered by one Input (named in its doc);
+// the loop never has more than one hook command outstanding, and hook
+// commands come last in a Ready.
+//
+//sumtype:decl
+type Command interface{ isCommand() }
+
+type (
+	// WriteJournal records events no other command carried into history
+	// (a side-effect marker while idle). No outcome.
+	WriteJournal struct{ Journal signals.Journal }
+	// Interrupt cancels the open turn's in-flight work: its model call,
+	// tool activities, retry timer, summary or running hook. Each reports
+	// its outcome as canceled.
+	Interrupt struct{}
+	// RunHooks runs the serial hooks of Point. Outcome: HooksRan.
+	RunHooks struct{ Point Point }
+	// ChooseModel runs the model waterfall over Default. Outcome: ModelChosen.
+	ChooseModel struct{ Default signals.Selection }
+	// DecidePreStep runs the pre-step waterfall. Outcome: PreStepDecided.
+	DecidePreStep struct{ Batch []Message }
+	// ShapeRequest runs the request waterfall over Default. Outcome:
+	// RequestShaped.
+	ShapeRequest struct{ Default signals.CallConfig }
+	// Recover runs the request-error waterfall. Outcome: Recovered.
+	Recover struct{ Failure eventlog.Failure }
+	// CallModel runs the model activity. Outcome: ModelDone.
+	CallModel struct {
+		ActivityID string
+		Summary    string
+		Input      signals.ModelInput
+	}
+	// Summarize runs the model activity for a compaction summary. Outcome:
+	// Summarized.
+	Summarize struct {
+		ActivityID string
+		Summary    string
+		Input      signals.ModelInput
+	}
+	// StartTimer waits After on a durable timer before a retry turn.
+	// Outcome: TimerFired.
+	StartTimer struct{ After time.Duration }
+	// RunToolPre runs the pre hooks of a call about to start. Outcome:
+	// ToolPreRan.
+	RunToolPre struct{ Call Call }
+	// StartTool runs one tool call: a local activity when Local, else an
+	// activity. Outcome: ToolDone.
+	StartTool struct {
+		Call       Call
+		Local      bool
+		ActivityID string
+		Summary    string
+		Input      signals.ToolInput
+	}
+	// RunToolPost runs the post hooks of the next result in model order.
+	// Outcome: ToolPostRan.
+	RunToolPost struct {
+		Call   Call
+		Result signals.ToolOutput
+	}
+	// AnswerMaintenance answers the oldest waiting maintenance request.
+	AnswerMaintenance struct {
+		Result signals.Maintained
+		Err    error
+	}
+	// ContinueAsNew ends the run; the next one starts from the loop's Seed,
+	// taken when the shell has let its handlers finish. CompactionErr is a
+	// failed compaction before it, worth a warning.
+	ContinueAsNew struct {
+		CompactionErr error
+	}
+	// Finish completes the workflow.
+	Finish struct{ Result signals.AgentResult }
+	// Fail fails the workflow: the log met an invalid transition.
+	Fail struct{ Err error }
+)
+
+func (WriteJournal) isCommand()      {}
+func (Interrupt) isCommand()         {}
+func (RunHooks) isCommand()          {}
+func (ChooseModel) isCommand()       {}
+func (DecidePreStep) isCommand()     {}
+func (ShapeRequest) isCommand()      {}
+func (Recover) isCommand()           {}
+func (CallModel) isCommand()         {}
+func (Summarize) isCommand()         {}
+func (StartTimer) isCommand()        {}
+func (RunToolPre) isCommand()        {}
+func (StartTool) isCommand()         {}
+func (RunToolPost) isCommand()       {}
+func (AnswerMaintenance) isCommand() {}
+func (ContinueAsNew) isCommand()     {}
+func (Finish) isCommand()            {}
+func (Fail) isCommand()              {}

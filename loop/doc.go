@@ -1,0 +1,71 @@
+// Package loop is the agent loop of the design seeds (000, 002, 003) as one
+// pure state machine: turns, steps and retry turns, the two-list inbox, the
+// hook points, tool scheduling, compaction and Continue-As-New seeds.
+//
+// One way in, one way out (etcd raft's Step and Ready): the shell calls
+// Step with an Input (a client's request, or the outcome of a command it
+// ran) and gets a Ready: the session events the step recorded and the
+// Commands now due (call the model, start a tool, run a hook chain, write
+// the journal, continue as new). The shell executes the commands and feeds
+// their outcomes back. The loop performs no I/O, reads no clock and never
+// imports Temporal (a test enforces the import graph), so every rule is
+// table-tested with no server at all.
+//
+// # State
+//
+// Durable state changes only by folding session events: record appends an
+// event to the log and applies it to eventlog.State (inbox, status, turn
+// and step, open calls, usage, model selection, a cancel's cause, a
+// dispose, queued maintenance, the retry chain). Requests are recorded when
+// they arrive (inbox/inserted, model/selected, turn/canceling,
+// agent/disposing, maintenance/queued). Everything else the Loop holds is
+// derived and says so where it is declared: the dedupe window and the
+// context size (from the log), the open turn's working set and the phase
+// (which outcome the loop waits for; replay rebuilds them by stepping the
+// same inputs, and a seed is only taken at an idle boundary where they are
+// empty). The phases and their transitions are listed in phase.go.
+//
+// # The seeds' rules, and where the loop decides them
+//
+//   - An idle agent wakes for a wakeful message (followup, steer, a send
+//     with wake); a next-turn message sent without wake waits for the next
+//     wake. While the running interval lasts, turns drain the next-turn
+//     list one prompt a turn. Injected messages never open a turn.
+//   - A step claims all pending next-step input, plus one next-turn message
+//     on a turn's first step (not on a retry turn), then runs step-boundary,
+//     the model waterfall and pre-step, whose decision is authoritative.
+//   - The runtime-context and request waterfalls run before anything enters
+//     the context, so a cancel while the request is prepared commits
+//     neither system nor user messages; then the system prompt (when it
+//     changed), the entered messages, the runtime context (when it
+//     changed), request/header (when it changed) and request/context are
+//     recorded and the model is called.
+//   - Tool calls start by execution mode (parallel in a bounded rolling
+//     pool, sequential one at a time, exclusive as a barrier); tool/call is
+//     recorded when a call really starts, after its pre hooks; results are
+//     committed in model order after their post hooks. A call the agent
+//     may not use, a denied call and a call canceled before it started get
+//     results whose Outcome says so.
+//   - At a natural stop, pending next-step input (steer or inject) takes
+//     another step; only when the next-step list is empty does turn-stopping
+//     run, and steering it records takes another step. A concluding tool
+//     result ends the tool loop at its step.
+//   - A failed or aborted model call closes its step and runs request-error;
+//     a retry action closes the failed turn and opens a retry turn, after a
+//     durable timer when it asks for backoff, after compaction when it asks
+//     for that (retrying only if the context shrank).
+//   - No built-in turn budget: the turn-budget hook, on by default, bounds
+//     steps; token and cost budgets end a turn before its next model call.
+//   - Cancel aborts the open turn (recorded as turn/canceling; in-flight
+//     work is interrupted) and discards the inbox unless keepInbox; dispose
+//     cancels, then discards and finishes once the turn closed.
+//   - Maintenance runs only in a true idle phase; work arriving meanwhile
+//     waits for it.
+//
+// Runs recorded before this package follow Rules1, which differ from the
+// above in the ways Rules1's doc lists; a run keeps its rules until it
+// continues as new.
+//
+// Never: I/O, clocks, randomness, goroutines, map iteration, Temporal
+// imports. Workflow code calls it, so it must replay identically.
+package loop

@@ -1,0 +1,169 @@
+package loop
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/signals"
+)
+
+// ErrUnknownTask refuses a maintenance task the loop does not know.
+var ErrUnknownTask = errors.New("unknown maintenance task")
+
+// Check validates a client's message before it is accepted; update
+// validators call it, so a refused message never reaches history.
+func (l *Loop) Check(m signals.Message) error {
+	if l.state.Disposing {
+		return signals.ErrDisposed
+	}
+	if err := signals.ValidateMessage(m); err != nil {
+		return err
+	}
+	if l.recent.seen[m.ID] {
+		return fmt.Errorf("%w: %s", signals.ErrDuplicateID, m.ID)
+	}
+	return nil
+}
+
+// CheckMaintain validates a maintenance request.
+func (l *Loop) CheckMaintain(t signals.MaintenanceTask) error {
+	switch {
+	case l.state.Disposing:
+		return signals.ErrDisposed
+	case t != signals.TaskCompact:
+		return fmt.Errorf("%w: %q", ErrUnknownTask, t)
+	}
+	return nil
+}
+
+func (l *Loop) accept(now time.Time, in Accept) error {
+	if err := l.Check(in.Message); err != nil {
+		return err
+	}
+	if !in.List.Valid() {
+		return fmt.Errorf("%w: %q", signals.ErrInvalidList, in.List)
+	}
+	l.recent.add(in.Message.ID)
+	l.record(now, eventlog.MessageRef(in.Message.ID), eventlog.InboxInserted{
+		MessageID: in.Message.ID, List: in.List, Content: in.Message.Content, Wake: in.Wake,
+	})
+	return nil
+}
+
+// make inserts a message a hook made. No payload in history carries it, so
+// its content is journaled inline.
+func (l *Loop) make(now time.Time, content string, list eventlog.List, wake bool) (eventlog.MessageID, error) {
+	if err := signals.ValidateContent(content); err != nil {
+		return "", err
+	}
+	if !list.Valid() {
+		return "", fmt.Errorf("%w: %q", signals.ErrInvalidList, list)
+	}
+	l.made++
+	id := signals.MadeMessageID(l.state.Turn, l.made)
+	l.recent.add(id)
+	l.record(now, "", eventlog.InboxInserted{MessageID: id, List: list, Content: content, Wake: wake})
+	return id, nil
+}
+
+// msgRef is where a message's content is in history: the payload that
+// delivered it, or inline for a message a hook made.
+func msgRef(id eventlog.MessageID) eventlog.Ref {
+	if signals.IsMade(id) {
+		return ""
+	}
+	return eventlog.MessageRef(id)
+}
+
+// cancel aborts the open turn and, unless keepInbox, discards every
+// pending message. The turn ends canceled at its next boundary: in-flight
+// work is interrupted and reports back canceled.
+func (l *Loop) cancel(now time.Time, cause string, keepInbox bool) error {
+	cause = signals.BoundCause(cause)
+	if !keepInbox {
+		l.discardAll(now, eventlog.DiscardCanceled, cause)
+	}
+	if !l.state.InTurn || l.state.Canceling != "" {
+		return nil
+	}
+	if cause == "" {
+		cause = "canceled"
+	}
+	l.note(now, "", eventlog.TurnCanceling{Turn: l.state.Turn, Cause: cause})
+	l.emit(Interrupt{})
+	return nil
+}
+
+// dispose ends the agent: the open turn is canceled, keeping the inbox;
+// once it closed, pending messages are discarded and the loop finishes.
+func (l *Loop) dispose(now time.Time, cause string) error {
+	if l.state.Disposing {
+		return nil
+	}
+	cause = signals.BoundCause(cause)
+	if cause == "" {
+		cause = "disposed"
+	}
+	l.note(now, "", eventlog.AgentDisposing{Cause: cause})
+	return l.cancel(now, cause, true)
+}
+
+func (l *Loop) maintain(now time.Time, t signals.MaintenanceTask) error {
+	if err := l.CheckMaintain(t); err != nil {
+		return err
+	}
+	l.note(now, "", eventlog.MaintenanceQueued{Task: string(t)})
+	return nil
+}
+
+func (l *Loop) discardAll(now time.Time, outcome eventlog.DiscardOutcome, cause string) {
+	in := l.state.Inbox
+	for _, p := range in.NextStep {
+		l.record(now, "", eventlog.InboxDiscarded{MessageID: p.ID, List: eventlog.NextStep, Outcome: outcome, Cause: cause})
+	}
+	for _, p := range in.NextTurn {
+		l.record(now, "", eventlog.InboxDiscarded{MessageID: p.ID, List: eventlog.NextTurn, Outcome: outcome, Cause: cause})
+	}
+}
+
+// due reports whether pending work opens a turn. An idle agent wakes for a
+// wakeful message (a followup, a steer, a send with wake); while its
+// running interval lasts it drains the next-turn list and takes steering.
+// Injected messages and next-turn messages sent without wake wait.
+func (l *Loop) due() bool {
+	in := l.state.Inbox
+	if l.cfg.Rules == Rules1 {
+		return in.Due()
+	}
+	if l.state.Status == eventlog.StatusRunning && len(in.NextTurn) > 0 {
+		return true
+	}
+	for _, p := range in.NextTurn {
+		if p.Wake {
+			return true
+		}
+	}
+	return in.Steering()
+}
+
+// Due reports whether a Resume would make progress: the loop is idle and
+// work, a dispose, maintenance or unjournaled events wait.
+func (l *Loop) Due() bool {
+	if l.phase != idle {
+		return false
+	}
+	s := l.state
+	return s.Disposing || l.due() || len(s.Maintenance) > 0 || len(l.journal) > 0
+}
+
+// Idle reports whether the agent has no open turn and no work that would
+// open one (seed 003's idle for whenIdle).
+func (l *Loop) Idle() bool { return !l.state.InTurn && !l.due() }
+
+// AtBoundary reports whether the loop is between turns with nothing in
+// progress, where it may continue as new.
+func (l *Loop) AtBoundary() bool {
+	return l.phase == idle && !l.state.Disposing && len(l.state.Maintenance) == 0 && l.err == nil
+}

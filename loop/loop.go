@@ -1,0 +1,251 @@
+package loop
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/signals"
+)
+
+// Rules is the version of the loop's rules a run follows. A run keeps the
+// rules it started with (the shell records them once per run), so a worker
+// upgrade never changes what a running agent's history means; the next run
+// after Continue-As-New follows Latest.
+type Rules int
+
+const (
+	// Rules1 are the rules of runs recorded before the loop package: no
+	// control or request events, tool/call recorded when the step's tools
+	// are scheduled, messages admitted right after step/start, a built-in
+	// step limit, injects that do not keep a turn going, no request-error
+	// waterfall on an aborted call, a next-turn message without wake that
+	// opens a turn anyway.
+	Rules1 Rules = 1
+	// Rules2 are the seeds' rules (see the package doc).
+	Rules2 Rules = 2
+	// Latest is what new runs follow.
+	Latest = Rules2
+)
+
+// Config is what one run of the loop is made of. It never changes during
+// the run.
+type Config struct {
+	AgentID string
+	Options signals.AgentOptions
+	// Modes are the execution modes of the worker's tools by name; tools
+	// not listed run in parallel.
+	Modes map[string]signals.ToolMode
+	// Local names the tools that run as local activities (fast tools).
+	Local []string
+	// Rules the run follows; zero means Latest.
+	Rules Rules
+	// MaxSeedBytes bounds the model context and the pending messages a
+	// Continue-As-New seed carries; zero means DefaultMaxSeedBytes.
+	MaxSeedBytes int
+	// StreamHooks are the llm/stream hooks the agent enabled, outermost
+	// first; every model call runs through them (signals.CallConfig.Stream).
+	StreamHooks []string
+}
+
+// DefaultMaxSeedBytes keeps a seed far below Temporal's 2 MiB payload limit.
+const DefaultMaxSeedBytes = 512 << 10
+
+// Ready is what one Step did: the events it recorded, the commands now due,
+// and, for a request, why it was refused (it then changed nothing).
+type Ready struct {
+	Recorded []eventlog.Envelope
+	Commands []Command
+	Err      error
+}
+
+// Loop is the agent loop of the seeds as a pure state machine. It performs
+// no I/O and reads no clock: times arrive as arguments, everything else as
+// inputs. Not safe for concurrent use; workflow code is single-threaded.
+type Loop struct {
+	cfg   Config
+	local map[string]bool
+
+	// The session log of this run and its fold.
+	log     []eventlog.Envelope
+	base    int64 // seq of log[0]
+	state   eventlog.State
+	journal []eventlog.Envelope // history form of events no command carried yet
+
+	// Derived from the log (and carried in a seed): recently accepted
+	// message IDs, hook-made messages so far, the model context's size.
+	recent ids
+	made   int
+	chars  int // content of the model context (see track)
+	system int // of which the system prompt
+	msgs   int // messages of the model context, without the system prompt
+
+	// From the seed of a continued run: the conversation up to base, the
+	// run it came from, the chain's runs before this one.
+	context eventlog.ConversationSnapshot
+	prevRun string
+	runs    int
+
+	// Control state: where the loop stands while it waits for an outcome.
+	// It is not durable: replay rebuilds it by stepping the same inputs,
+	// and a seed is taken only at an idle boundary, where it is empty.
+	phase phase
+	turn  turnWork
+	comp  *compaction
+	done  bool // ContinueAsNew was emitted
+	// turnEnded: a turn just ended, so Step stops there and the shell may
+	// continue as new before the next one opens.
+	turnEnded bool
+	out       []Command
+
+	err error // a corrupt transition; the workflow fails with it
+}
+
+// New returns the loop of a fresh agent whose log starts at seq 0.
+func New(cfg Config) *Loop {
+	if cfg.Rules == 0 {
+		cfg.Rules = Latest
+	}
+	if cfg.MaxSeedBytes <= 0 {
+		cfg.MaxSeedBytes = DefaultMaxSeedBytes
+	}
+	o := &cfg.Options
+	if o.MaxParallelTools <= 0 {
+		o.MaxParallelTools = signals.DefaultMaxParallelTools
+	}
+	if o.MaxSteps <= 0 && cfg.Rules == Rules1 {
+		o.MaxSteps = signals.DefaultMaxSteps
+	}
+	l := &Loop{cfg: cfg, local: map[string]bool{}, recent: newIDs(), state: eventlog.NewState(0)}
+	for _, n := range cfg.Local {
+		l.local[n] = true
+	}
+	l.state.Selection = signals.Selection{Provider: o.Provider, Model: o.Model, Effort: o.Effort}
+	return l
+}
+
+// Step applies one input and returns what it recorded and what is due.
+func (l *Loop) Step(now time.Time, in Input) Ready {
+	from := len(l.log)
+	l.out = nil
+	var refused error
+	if l.err == nil {
+		refused = l.step(now, in)
+	}
+	if l.err != nil {
+		l.out = []Command{Fail{Err: l.err}}
+	}
+	return Ready{Recorded: l.log[from:len(l.log):len(l.log)], Commands: l.out, Err: refused}
+}
+
+func (l *Loop) step(now time.Time, in Input) error {
+	switch in := in.(type) {
+	case Accept:
+		return l.accept(now, in)
+	case Make:
+		_, err := l.make(now, in.Content, in.List, in.Wake)
+		return err
+	case Cancel:
+		return l.cancel(now, in.Cause, in.KeepInbox)
+	case Dispose:
+		return l.dispose(now, in.Cause)
+	case SelectModel:
+		l.note(now, "", eventlog.ModelSelected{Selection: in.Selection})
+		return nil
+	case Maintain:
+		return l.maintain(now, in.Task)
+	}
+	if l.phase == finished {
+		return nil // nothing is due after the end
+	}
+	l.outcome(now, in)
+	l.advance(now)
+	return nil
+}
+
+// outcome applies the outcome of the outstanding command in its phase.
+func (l *Loop) outcome(now time.Time, in Input) {
+	switch in := in.(type) {
+	case Resume:
+	case Continue:
+		l.continueAsNew(now)
+	case HooksRan:
+		l.hooksRan(now, in)
+	case ModelChosen:
+		if l.expect(choosing, in) {
+			l.modelChosen(now, in)
+		}
+	case PreStepDecided:
+		if l.expect(deciding, in) {
+			l.preStepDecided(now, in)
+		}
+	case RequestShaped:
+		if l.expect(shaping, in) {
+			l.requestShaped(now, in)
+		}
+	case ModelDone:
+		if l.expect(calling, in) {
+			l.modelDone(now, in)
+		}
+	case Recovered:
+		if l.expect(recovering, in) {
+			l.recovered(now, in)
+		}
+	case TimerFired:
+		if l.expect(backoff, in) {
+			l.timerFired(now, in)
+		}
+	case ToolPreRan:
+		if l.expect(tooling, in) {
+			l.toolPreRan(now, in)
+		}
+	case ToolDone:
+		if l.expect(tooling, in) {
+			l.toolDone(now, in)
+		}
+	case ToolPostRan:
+		if l.expect(tooling, in) {
+			l.toolPostRan(now, in)
+		}
+	case Summarized:
+		if l.expect(compacting, in) {
+			l.summarized(now, in)
+		}
+	}
+}
+
+// expect reports whether the loop waits in phase p; otherwise the shell
+// sent an outcome nobody asked for, which is a bug that fails the run.
+func (l *Loop) expect(p phase, in Input) bool {
+	if l.phase != p {
+		l.fail(fmt.Errorf("%w: %T in phase %s", eventlog.ErrInvalidTransition, in, l.phase))
+		return false
+	}
+	return true
+}
+
+func (l *Loop) emit(c Command) { l.out = append(l.out, c) }
+
+func (l *Loop) fail(err error) {
+	if l.err == nil {
+		l.err = err
+	}
+}
+
+// Err is the first invalid transition the loop met, if any.
+func (l *Loop) Err() error { return l.err }
+
+// State is the folded session log.
+func (l *Loop) State() eventlog.State { return l.state }
+
+// Options are the agent's options, with defaults applied.
+func (l *Loop) Options() signals.AgentOptions { return l.cfg.Options }
+
+// ID is the agent's ID.
+func (l *Loop) ID() string { return l.cfg.AgentID }
+
+// Proposed is the step being proposed or run.
+func (l *Loop) Proposed() Step { return l.turn.step }
+
+// Rules are the rules this run follows.
+func (l *Loop) Rules() Rules { return l.cfg.Rules }

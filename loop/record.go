@@ -1,0 +1,158 @@
+package loop
+
+import (
+	"time"
+
+	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/signals"
+)
+
+// record appends e to the log and to the journal, and folds it: it is the
+// one way the loop's durable state changes. ref names the history fact
+// that already holds e's content, if any.
+func (l *Loop) record(now time.Time, ref eventlog.Ref, e eventlog.Event) {
+	if l.err != nil {
+		return
+	}
+	env, err := eventlog.Encode(l.state.Len, now, ref, e)
+	if err == nil {
+		err = l.state.Apply(e)
+	}
+	var j eventlog.Envelope
+	if err == nil {
+		j, err = eventlog.Strip(env)
+	}
+	if err != nil {
+		l.fail(err)
+		return
+	}
+	l.log = append(l.log, env)
+	l.journal = append(l.journal, j)
+	l.track(e)
+}
+
+// note records an event that rules 2 added (control, request and tool
+// outcome events). A rules-1 run never recorded it, so there it is folded
+// without taking a log position: its history replays to the same log.
+func (l *Loop) note(now time.Time, ref eventlog.Ref, e eventlog.Event) {
+	if l.cfg.Rules >= Rules2 {
+		l.record(now, ref, e)
+		return
+	}
+	n := l.state.Len
+	if err := l.state.Apply(e); err != nil {
+		l.fail(err)
+	}
+	l.state.Len = n
+}
+
+// track keeps the model context's size current without refolding the log:
+// each model-facing event adds its content; the rare events that rewrite
+// the context (pruning, compaction) recount it.
+func (l *Loop) track(e eventlog.Event) {
+	switch e := e.(type) {
+	case eventlog.SystemMessage:
+		l.chars += len(e.Content) - l.system
+		l.system = len(e.Content)
+	case eventlog.ContextPruned, eventlog.ContextCompacted:
+		if conv, err := l.conversation(); err == nil {
+			l.chars, l.msgs = conv.Chars(), len(conv.Messages())
+			if l.state.SystemPrompt != "" {
+				l.msgs--
+			}
+		}
+	default:
+		n := contentChars(e)
+		l.chars += n
+		if n > 0 || isMessage(e) {
+			l.msgs++
+		}
+	}
+}
+
+// isMessage reports whether e enters the model context as a message even
+// when it has no content (a tool result may be empty).
+func isMessage(e eventlog.Event) bool {
+	switch e.(type) {
+	case eventlog.UserMessage, eventlog.ToolResult:
+		return true
+	}
+	return false
+}
+
+// contentChars is what an event adds to the model context, as
+// eventlog.Conversation.Chars counts it.
+func contentChars(e eventlog.Event) int {
+	switch e := e.(type) {
+	case eventlog.UserMessage:
+		return len(e.Content)
+	case eventlog.RuntimeContext:
+		if e.Content == "" {
+			return 0
+		}
+		return len(eventlog.RuntimeContextPrefix) + len(e.Content)
+	case eventlog.AssistantMessage:
+		n := len(e.Text)
+		for _, tc := range e.ToolCalls {
+			n += len(tc.Name) + len(tc.Arguments)
+		}
+		return n
+	case eventlog.ToolResult:
+		return len(e.Content)
+	}
+	return 0
+}
+
+// ContextTokens estimates the model context's size in tokens (4 bytes
+// each). It is kept current as events are recorded, so the pressure check
+// before every step costs nothing.
+func (l *Loop) ContextTokens() int { return l.chars / 4 }
+
+// conversation folds the model-facing context: the carried context of a
+// continued run, then this run's events. It is computed when compaction or
+// Continue-As-New needs it, not kept beside the log.
+func (l *Loop) conversation() (*eventlog.Conversation, error) {
+	conv := eventlog.RestoreConversation(l.context)
+	for _, env := range l.log {
+		e, err := eventlog.Decode(env)
+		if err != nil {
+			return nil, err
+		}
+		conv.Apply(e)
+	}
+	return conv, nil
+}
+
+// takeJournal returns the events no command has carried into history yet
+// and forgets them: the command that carries it writes them to history.
+func (l *Loop) takeJournal() signals.Journal {
+	j, err := signals.NewJournal(l.journal)
+	if err != nil {
+		l.fail(err)
+	}
+	l.journal = nil
+	return j
+}
+
+// ids is a bounded window of accepted message IDs, for duplicate
+// detection; it is derived from the log's inbox/inserted events and carried
+// in a seed.
+type ids struct {
+	seen  map[eventlog.MessageID]bool
+	order []eventlog.MessageID // oldest first
+}
+
+// MaxRecentIDs bounds the accepted message IDs remembered for duplicate
+// detection (and carried across Continue-As-New).
+const MaxRecentIDs = 1024
+
+func newIDs() ids { return ids{seen: map[eventlog.MessageID]bool{}} }
+
+func (w *ids) add(id eventlog.MessageID) {
+	w.seen[id] = true
+	w.order = append(w.order, id)
+	if len(w.order) > MaxRecentIDs {
+		delete(w.seen, w.order[0])
+		w.order = w.order[1:]
+	}
+}

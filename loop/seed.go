@@ -1,0 +1,150 @@
+package loop
+
+import (
+	"time"
+
+	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/signals"
+)
+
+// Restore continues the loop from a seed: the log goes on at seed.State.Len
+// with the state, context and inbox the previous run left.
+func Restore(cfg Config, seed signals.Seed) *Loop {
+	l := New(cfg)
+	l.state, l.base, l.context = seed.State, seed.State.Len, seed.Context
+	if seed.Pending != nil { // a rules-1 run's switch not yet committed
+		l.state.Selection = *seed.Pending
+	} else if seed.Selection != (signals.Selection{}) {
+		l.state.Selection = seed.Selection
+	}
+	l.prevRun, l.runs, l.made = seed.PrevRun, seed.Runs, seed.Made
+	conv := eventlog.RestoreConversation(seed.Context)
+	l.chars, l.system, l.msgs = conv.Chars(), len(seed.Context.System), len(seed.Context.Messages)
+	for _, id := range seed.Recent {
+		l.recent.add(id)
+	}
+	// seed.Journal is the previous run's tail: its Continue-As-New event
+	// already wrote it to that run's history.
+	return l
+}
+
+// continueAsNew answers Continue: at an idle boundary the loop continues as
+// new, compacting first when the context would make the seed too large. It
+// does not when something came up (a dispose, queued maintenance) or while
+// the pending messages would not fit in a seed: the turns they open drain
+// them, and the shell asks again at the next boundary.
+func (l *Loop) continueAsNew(now time.Time) {
+	switch {
+	case !l.AtBoundary(), inboxBytes(l.state.Inbox) > l.cfg.MaxSeedBytes:
+	case l.chars > l.cfg.MaxSeedBytes:
+		l.startCompaction(now, compaction{purpose: forContinue}, true)
+	default:
+		l.continued(now, nil)
+	}
+}
+
+func (l *Loop) continued(_ time.Time, compactionErr error) {
+	l.phase, l.done = finished, true
+	l.emit(ContinueAsNew{CompactionErr: compactionErr})
+}
+
+// Continuing reports whether the loop is continuing as new: compacting
+// for it, or done and waiting for the shell to end the run.
+func (l *Loop) Continuing() bool {
+	return l.done || l.comp != nil && l.comp.purpose == forContinue
+}
+
+// inboxBytes is the content size of the pending messages a seed would carry.
+func inboxBytes(in eventlog.Inbox) int {
+	n := 0
+	for _, l := range [][]eventlog.Pending{in.NextTurn, in.NextStep} {
+		for _, p := range l {
+			n += len(p.Content)
+		}
+	}
+	return n
+}
+
+// Seed captures everything the next run needs: the folded state with both
+// inbox lists and their contents, the derived model context, the recent
+// message IDs. The journal tail moves into the seed; PrevRun is left for
+// the shell, which knows the run.
+func (l *Loop) Seed() (signals.Seed, error) {
+	conv, err := l.conversation()
+	if err != nil {
+		return signals.Seed{}, err
+	}
+	return signals.Seed{
+		State: l.state, Context: conv.Snapshot(), Selection: l.state.Selection,
+		Recent: append([]eventlog.MessageID(nil), l.recent.order...), Inline: l.inlinePending(), Made: l.made,
+		Runs: l.runs + 1, Journal: l.takeJournal(),
+	}, l.err
+}
+
+// inlinePending lists pending messages a hook made, for readers of seeds
+// from before signals.IsMade.
+func (l *Loop) inlinePending() []eventlog.MessageID {
+	var out []eventlog.MessageID
+	for _, lst := range [][]eventlog.Pending{l.state.Inbox.NextStep, l.state.Inbox.NextTurn} {
+		for _, p := range lst {
+			if signals.IsMade(p.ID) {
+				out = append(out, p.ID)
+			}
+		}
+	}
+	return out
+}
+
+// MaxLogPageBytes bounds one log page's event data, far below Temporal's
+// 4 MiB gRPC limit. A page always holds at least one event.
+const MaxLogPageBytes = 1 << 20
+
+// Page answers the log query: events with From <= seq < To of this run.
+func (l *Loop) Page(req signals.LogRequest) signals.LogPage {
+	end := l.base + int64(len(l.log))
+	to := req.To
+	if to <= 0 || to > end {
+		to = end
+	}
+	limit := req.Limit
+	if limit <= 0 || limit > signals.DefaultLogPage {
+		limit = signals.DefaultLogPage
+	}
+	from := max(req.From, l.base)
+	page := signals.LogPage{Events: []eventlog.Envelope{}, Len: end, Base: l.base, PrevRun: l.prevRun}
+	if req.From < l.base {
+		ctx := l.context
+		page.Context = &ctx
+	}
+	size := 0
+	for seq := from; seq < to && len(page.Events) < limit; seq++ {
+		env := l.log[seq-l.base]
+		size += len(env.Data)
+		if size > MaxLogPageBytes && len(page.Events) > 0 {
+			break
+		}
+		page.Events = append(page.Events, env)
+	}
+	page.Next = from + int64(len(page.Events))
+	if page.Next < to && len(page.Events) == 0 {
+		page.Next = to
+	}
+	return page
+}
+
+// Status answers the status query.
+func (l *Loop) Status() signals.StatusView {
+	s := l.state
+	return signals.StatusView{
+		Status: s.Status, Turn: s.Turn, Step: s.Step, InTurn: s.InTurn, Due: l.due(),
+		NextTurn: nonNil(s.Inbox.NextTurn), NextStep: nonNil(s.Inbox.NextStep),
+		LogLen: s.Len, Disposed: s.Disposing, Runs: l.runs + 1,
+	}
+}
+
+func nonNil(p []eventlog.Pending) []eventlog.Pending {
+	if p == nil {
+		return []eventlog.Pending{}
+	}
+	return p
+}

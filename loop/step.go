@@ -1,0 +1,305 @@
+package loop
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/signals"
+)
+
+// hooksRan applies a serial hook point's outcome. An error fails the turn.
+func (l *Loop) hooksRan(now time.Time, in HooksRan) {
+	want := map[Point]phase{PointStepBoundary: boundary, PointRuntimeContext: preparing, PointTurnStopping: stopping}
+	if !l.expect(want[in.Point], in) {
+		return
+	}
+	if in.Err != nil {
+		l.failTurn(now, in.Err.Error())
+		return
+	}
+	switch in.Point {
+	case PointStepBoundary:
+		l.phase = choosing
+		l.emit(ChooseModel{Default: l.state.Selection})
+	case PointRuntimeContext:
+		l.turn.context = in.Text
+		if l.cfg.Rules == Rules1 {
+			l.admitRuntimeContext(now)
+		}
+		l.phase = shaping
+		l.emit(ShapeRequest{Default: l.defaultCall()})
+	case PointTurnStopping:
+		l.stopped(now)
+	}
+}
+
+func (l *Loop) modelChosen(now time.Time, in ModelChosen) {
+	if in.Err != nil {
+		l.failTurn(now, in.Err.Error())
+		return
+	}
+	l.turn.step.Selection = in.Selection
+	l.turn.step.Tools = l.toolSet()
+	l.phase = deciding
+	l.emit(DecidePreStep{Batch: batchMessages(l.turn.batch)})
+}
+
+// toolSet resolves the step's tools once: the agent's enabled tools with
+// the worker's modes. It is disposed when the step ends.
+func (l *Loop) toolSet() []Tool {
+	out := make([]Tool, 0, len(l.cfg.Options.Tools))
+	for _, name := range l.cfg.Options.Tools {
+		out = append(out, Tool{Name: name, Mode: l.mode(name)})
+	}
+	return out
+}
+
+func (l *Loop) mode(name string) signals.ToolMode {
+	if m, ok := l.cfg.Modes[name]; ok && m != "" {
+		return m
+	}
+	return signals.ToolParallel
+}
+
+func batchMessages(batch []eventlog.Pending) []Message {
+	out := make([]Message, len(batch))
+	for i, p := range batch {
+		out[i] = Message{ID: p.ID, Content: p.Content}
+	}
+	return out
+}
+
+// preStepDecided applies pre-step's authoritative decision: reject closes
+// the turn as blocked without spending a step; enter opens the step, after
+// compacting the context when the decision asks for it.
+func (l *Loop) preStepDecided(now time.Time, in PreStepDecided) {
+	d := in.Decision
+	switch {
+	case in.Err != nil:
+		l.failTurn(now, in.Err.Error())
+	case d.Reject:
+		l.endTurn(now, eventlog.EndBlocked, firstOf(d.Reason, "rejected by pre-step"))
+	case d.Compact:
+		l.turn.entered = d.Messages
+		l.startCompaction(now, compaction{purpose: forStep}, false)
+	default:
+		l.turn.entered = d.Messages
+		l.openStep(now)
+	}
+}
+
+// openStep records step/start. Rules 2 run the runtime-context and request
+// waterfalls before anything enters the context, so canceling while the
+// request is prepared commits neither system nor user messages (seed 002);
+// rules 1 admitted the messages at once.
+func (l *Loop) openStep(now time.Time) {
+	sel := l.turn.step.Selection
+	l.record(now, "", eventlog.StepStart{Turn: l.turn.step.Turn, Step: l.turn.step.Step,
+		Provider: sel.Provider, Model: sel.Model, Effort: l.noteEffort(sel.Effort)})
+	l.turn.last = stepOutcome{}
+	if l.cfg.Rules == Rules1 {
+		l.admitMessages(now)
+	}
+	l.phase = preparing
+	l.emit(RunHooks{Point: PointRuntimeContext})
+}
+
+// noteEffort is the effort step/start records: rules 1 did not record it.
+func (l *Loop) noteEffort(effort string) string {
+	if l.cfg.Rules == Rules1 {
+		return ""
+	}
+	return effort
+}
+
+// defaultCall is the call configuration request hooks start from.
+func (l *Loop) defaultCall() signals.CallConfig {
+	s := l.turn.step
+	names := make([]string, len(s.Tools))
+	for i, t := range s.Tools {
+		names[i] = t.Name
+	}
+	return signals.CallConfig{
+		Provider: s.Selection.Provider, Model: s.Selection.Model, Effort: s.Selection.Effort,
+		MaxTokens: l.cfg.Options.MaxTokens, Tools: names, Turn: s.Turn, Step: s.Step, Stream: l.cfg.StreamHooks,
+	}
+}
+
+// requestShaped freezes the call configuration (turn and step are the
+// loop's: a hook cannot move the call to another step), admits what the
+// step brings and calls the model.
+func (l *Loop) requestShaped(now time.Time, in RequestShaped) {
+	if in.Err != nil {
+		l.failTurn(now, in.Err.Error())
+		return
+	}
+	cfg := in.Config
+	cfg.Turn, cfg.Step = l.turn.step.Turn, l.turn.step.Step
+	l.turn.call = cfg
+	if l.cfg.Rules == Rules1 {
+		l.callModel(now)
+		return
+	}
+	if l.state.Canceling != "" { // canceled while preparing: nothing enters
+		l.failTurn(now, l.state.Canceling)
+		return
+	}
+	l.admitMessages(now)
+	l.admitRuntimeContext(now)
+	l.admitRequest(now)
+	l.callModel(now)
+}
+
+// admitMessages records the system prompt when its assembly changed, then
+// each entered message.
+func (l *Loop) admitMessages(now time.Time) {
+	if prompt, ref := l.assemble(); prompt != l.state.SystemPrompt {
+		l.record(now, ref, eventlog.SystemMessage{Content: prompt})
+	}
+	for _, m := range l.turn.entered {
+		if m.ID == "" {
+			l.made++
+			m.ID = signals.MadeMessageID(l.state.Turn, l.made)
+		}
+		ref := msgRef(m.ID)
+		if !l.claimed(m) { // a hook rewrote or added it: its content is new
+			ref = ""
+		}
+		l.record(now, ref, eventlog.UserMessage{MessageID: m.ID, Content: m.Content})
+	}
+	l.turn.entered, l.turn.batch = nil, nil
+}
+
+// admitRuntimeContext records the runtime-context snapshot when it
+// changed; a changed snapshot alone never opens a step.
+func (l *Loop) admitRuntimeContext(now time.Time) {
+	if l.turn.context != l.state.RuntimeContext {
+		l.record(now, "", eventlog.RuntimeContext{Content: l.turn.context})
+	}
+}
+
+// admitRequest records what the request is sent with: its header when it
+// changed, and the size of its context.
+func (l *Loop) admitRequest(now time.Time) {
+	c := l.turn.call
+	h := eventlog.RequestHeader{Provider: c.Provider, Model: c.Model, Effort: c.Effort, MaxTokens: c.MaxTokens, Tools: c.Tools}
+	if prev := l.state.Header; prev == nil || !sameHeader(*prev, h) {
+		l.record(now, "", h)
+	}
+	msgs := l.msgs
+	if l.state.SystemPrompt != "" {
+		msgs++
+	}
+	l.record(now, "", eventlog.RequestContext{Messages: msgs, Tokens: l.ContextTokens()})
+}
+
+func sameHeader(a, b eventlog.RequestHeader) bool {
+	return a.Provider == b.Provider && a.Model == b.Model && a.Effort == b.Effort &&
+		a.MaxTokens == b.MaxTokens && slices.Equal(a.Tools, b.Tools)
+}
+
+// claimed reports whether m is a message of the batch, unchanged.
+func (l *Loop) claimed(m Message) bool {
+	for _, p := range l.turn.batch {
+		if p.ID == m.ID {
+			return p.Content == m.Content
+		}
+	}
+	return false
+}
+
+func (l *Loop) callModel(now time.Time) {
+	s, c := l.state, l.turn.call
+	what := "model"
+	if c.Model != "" {
+		what += " " + c.Model
+	}
+	l.phase = calling
+	l.emit(CallModel{
+		ActivityID: signals.ModelActivityID(s.Turn, s.Step),
+		Summary:    fmt.Sprintf("%s turn %d step %d", what, s.Turn, s.Step),
+		Input:      signals.ModelInput{Ref: signals.LogRef{Upto: s.Len}, Call: c, Journal: l.takeJournal()},
+	})
+}
+
+// modelDone records the model call's outcome. A failed call records an
+// assistant attempt and closes its step; request-error then decides (rules
+// 2 ask it for an aborted call too; rules 1 did not).
+func (l *Loop) modelDone(now time.Time, in ModelDone) {
+	s, c := l.state, l.turn.call
+	if f := in.Failure; f != nil {
+		l.record(now, "", eventlog.AssistantAttempt{Failure: *f, Provider: c.Provider, Model: c.Model, Stream: in.Stream})
+		l.record(now, "", eventlog.StepEnd{Turn: s.Turn, Step: s.Step})
+		l.turn.failed = fmt.Sprintf("model call failed (%s): %s", f.Kind, f.Message)
+		l.turn.failure = *f
+		if l.cfg.Rules == Rules1 && s.Canceling != "" {
+			l.phase = proposing
+			return
+		}
+		l.phase = recovering
+		l.emit(Recover{Failure: *f})
+		return
+	}
+	l.turn.callsSeq = s.Len
+	l.record(now, eventlog.ActivityRef(signals.ModelActivityID(s.Turn, s.Step)), in.Output)
+	if len(in.Output.ToolCalls) == 0 {
+		l.endStep(now)
+		return
+	}
+	l.turn.last.toolCalls = true
+	l.enterTools(now, in.Output.ToolCalls)
+}
+
+// recovered applies request-error's action: retry closes the failed turn
+// and opens a retry turn over the same state (after compacting, or a
+// backoff, when asked); anything else leaves the failure terminal.
+func (l *Loop) recovered(now time.Time, in Recovered) {
+	a := in.Action
+	switch {
+	case l.state.Canceling != "":
+		l.phase = proposing
+	case in.Err != nil:
+		l.turn.failed += "; request-error hook failed: " + in.Err.Error()
+		l.phase = proposing
+	case !a.Retry:
+		l.phase = proposing
+	case a.Compact:
+		l.startCompaction(now, compaction{purpose: forRetry, after: a.After}, true)
+	default:
+		l.retryAfter(now, a.After)
+	}
+}
+
+// retryAfter opens the retry turn now, or after a durable timer.
+func (l *Loop) retryAfter(now time.Time, d time.Duration) {
+	if d <= 0 {
+		l.retry(now)
+		return
+	}
+	l.phase = backoff
+	l.emit(StartTimer{After: d})
+}
+
+func (l *Loop) timerFired(now time.Time, in TimerFired) {
+	if in.Canceled || l.state.Canceling != "" {
+		l.phase = proposing
+		return
+	}
+	l.retry(now)
+}
+
+// endStep closes the step and disposes its tool set.
+func (l *Loop) endStep(now time.Time) {
+	l.record(now, "", eventlog.StepEnd{Turn: l.state.Turn, Step: l.state.Step})
+	l.turn.step.Tools, l.turn.tools = nil, nil
+	l.phase = proposing
+}
+
+func firstOf(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

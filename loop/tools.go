@@ -1,0 +1,291 @@
+package loop
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/signals"
+)
+
+// stage is where one tool call of a step stands.
+type stage int
+
+const (
+	waiting   stage = iota // not started
+	starting               // its pre hooks run
+	running                // its activity is in flight
+	ready                  // its result is in hand, not yet committed
+	committed              // its tool/result is recorded
+)
+
+// toolRun is the open step's tool calls. Calls start by execution mode
+// (startable), one call's pre hooks at a time in model order; results are
+// committed in model order, each after its post hooks, whatever order the
+// calls finish in.
+type toolRun struct {
+	calls   []Call
+	stage   []stage
+	results []signals.ToolOutput
+	refs    []eventlog.Ref // the history fact holding a result, "" when the loop or a hook made it
+	ran     []bool         // the tool itself answered: post hooks see it
+	next    int            // the next result to commit
+	busy    bool           // a pre or post hook command is outstanding
+	// stop, once set, starts nothing more: waiting calls get this outcome
+	// and calls in flight are interrupted (a cancel, or a failed turn).
+	stop eventlog.ToolOutcome
+	why  string
+}
+
+// enterTools begins the step's tool calls. A call of a tool the agent may
+// not use gets an error result without running.
+func (l *Loop) enterTools(now time.Time, reqs []eventlog.ToolCallRequest) {
+	n := len(reqs)
+	t := &toolRun{calls: make([]Call, n), stage: make([]stage, n), results: make([]signals.ToolOutput, n),
+		refs: make([]eventlog.Ref, n), ran: make([]bool, n)}
+	for i, r := range reqs {
+		t.calls[i] = Call{ID: r.ID, Name: r.Name, Arguments: r.Arguments, Mode: l.mode(r.Name), Index: i}
+		if l.cfg.Rules == Rules1 { // rules 1 recorded every call before any ran
+			l.recordCall(now, i, t.calls[i])
+		}
+		if !slices.Contains(l.cfg.Options.Tools, r.Name) {
+			t.stage[i], t.results[i] = ready, l.loopResult(r.ID, r.Name, eventlog.ToolUnavailable,
+				fmt.Sprintf("tool %q is not available to this agent; available: %s", r.Name, strings.Join(l.cfg.Options.Tools, ", ")))
+		}
+	}
+	l.turn.tools = t
+	l.phase = tooling
+	l.runTools(now)
+}
+
+// runTools is the scheduling pass made after every tool outcome: halt on
+// cancel, commit what is ready, start what may start, close the step when
+// every result is in.
+func (l *Loop) runTools(now time.Time) {
+	t := l.turn.tools
+	l.haltIfCanceling()
+	if t.stop != "" {
+		for i, st := range t.stage {
+			if st == waiting {
+				t.stage[i], t.results[i] = ready, l.loopResult(t.calls[i].ID, t.calls[i].Name, t.stop, t.stopContent())
+			}
+		}
+	}
+	if !t.busy {
+		l.commitReady(now) // results first: a call that finished reads as finished before the next starts
+	}
+	if !t.busy && t.stop == "" {
+		l.startNext(now)
+	}
+	if t.next == len(t.calls) && !t.busy && l.err == nil {
+		l.endStep(now)
+	}
+}
+
+// startNext starts the next call the scheduler allows: it records the
+// call's start and runs its pre hooks.
+func (l *Loop) startNext(now time.Time) {
+	t := l.turn.tools
+	slots := make([]slot, len(t.stage))
+	for i, st := range t.stage {
+		switch st {
+		case starting, running:
+			slots[i] = slotRunning
+		case ready, committed:
+			slots[i] = slotDone
+		}
+	}
+	mode := func(i int) signals.ToolMode { return t.calls[i].Mode }
+	for _, i := range startable(slots, mode, l.cfg.Options.MaxParallelTools) {
+		t.stage[i], t.busy = starting, true
+		l.emit(RunToolPre{Call: t.calls[i]})
+		return
+	}
+}
+
+func (l *Loop) toolPreRan(now time.Time, in ToolPreRan) {
+	t := l.turn.tools
+	l.haltIfCanceling()
+	i := t.index(in.CallID)
+	if !l.check(i >= 0 && t.stage[i] == starting && t.busy, in) {
+		return
+	}
+	t.busy = false
+	c := t.calls[i]
+	switch {
+	case t.stop != "":
+		t.stage[i], t.results[i] = ready, l.loopResult(c.ID, c.Name, t.stop, t.stopContent())
+	case in.Err != nil:
+		t.stage[i], t.results[i] = ready, l.loopResult(c.ID, c.Name, eventlog.ToolAbandoned, "tool call abandoned: "+in.Err.Error())
+		l.failTurn(now, in.Err.Error())
+		return
+	case in.Denied != "":
+		t.stage[i], t.results[i] = ready, l.loopResult(c.ID, c.Name, eventlog.ToolDenied, "tool call denied: "+in.Denied)
+	default:
+		l.startCall(now, i)
+	}
+	l.runTools(now)
+}
+
+// startCall records that call i starts and runs it. Rules 2 record
+// tool/call here, when the call really starts, so calls behind a barrier,
+// denied or canceled before starting read truthfully in the log.
+func (l *Loop) startCall(now time.Time, i int) {
+	t := l.turn.tools
+	c, s := t.calls[i], l.state
+	if l.cfg.Rules >= Rules2 {
+		l.recordCall(now, i, c)
+	}
+	cmd := StartTool{
+		Call:       c,
+		ActivityID: signals.ToolActivityID(s.Turn, s.Step, i),
+		Summary:    fmt.Sprintf("tool %s turn %d step %d", c.Name, s.Turn, s.Step),
+		Input: signals.ToolInput{AssistantSeq: l.turn.callsSeq, CallID: c.ID, Name: c.Name,
+			IdempotencyKey: signals.IdempotencyKey(l.cfg.AgentID, s.Turn, s.Step, c.ID)},
+	}
+	if l.local[c.Name] {
+		// A local activity's input is not in history: its arguments travel
+		// in the input and the tool/call event is journaled whole.
+		cmd.Local, cmd.Input.Arguments = true, c.Arguments
+	} else {
+		cmd.Input.Journal = l.takeJournal()
+	}
+	t.stage[i] = running
+	l.emit(cmd)
+}
+
+// recordCall records tool/call. An activity's input holds the event's
+// fields, so its journal entry only refers to it.
+func (l *Loop) recordCall(now time.Time, i int, c Call) {
+	s := l.state
+	e := eventlog.ToolCall{CallID: c.ID, Name: c.Name, IdempotencyKey: signals.IdempotencyKey(l.cfg.AgentID, s.Turn, s.Step, c.ID)}
+	if l.local[c.Name] || !slices.Contains(l.cfg.Options.Tools, c.Name) {
+		l.record(now, "", e)
+		return
+	}
+	l.record(now, eventlog.InputRef(signals.ToolActivityID(s.Turn, s.Step, i)), e)
+}
+
+func (l *Loop) toolDone(now time.Time, in ToolDone) {
+	t := l.turn.tools
+	l.haltIfCanceling()
+	i := t.index(in.CallID)
+	if !l.check(i >= 0 && t.stage[i] == running, in) {
+		return
+	}
+	c := t.calls[i]
+	switch {
+	case in.Canceled || in.Failed != "" && t.stop != "":
+		t.results[i] = l.loopResult(c.ID, c.Name, firstOutcome(t.stop, eventlog.ToolCanceled), t.stopContent())
+	case in.Failed != "":
+		t.results[i], t.ran[i] = l.loopResult(c.ID, c.Name, eventlog.ToolFailed, fmt.Sprintf("tool %s failed: %s", c.Name, in.Failed)), true
+	default:
+		out := in.Output
+		out.CallID, out.Name = c.ID, c.Name
+		t.results[i], t.refs[i], t.ran[i] = out, in.Ref, true
+	}
+	t.stage[i] = ready
+	l.runTools(now)
+}
+
+// commitReady commits results in model order while the next one is ready;
+// a result the tool gave passes the post hooks first (not once halted).
+func (l *Loop) commitReady(now time.Time) {
+	t := l.turn.tools
+	for t.next < len(t.calls) && t.stage[t.next] == ready {
+		i := t.next
+		if t.ran[i] && t.stop == "" {
+			t.busy = true
+			l.emit(RunToolPost{Call: t.calls[i], Result: t.results[i]})
+			return
+		}
+		l.commit(now, i, t.results[i], t.refs[i])
+	}
+}
+
+func (l *Loop) toolPostRan(now time.Time, in ToolPostRan) {
+	t := l.turn.tools
+	l.haltIfCanceling()
+	i := t.index(in.CallID)
+	if !l.check(i >= 0 && i == t.next && t.busy && t.stage[i] == ready, in) {
+		return
+	}
+	t.busy = false
+	c := t.calls[i]
+	if in.Err != nil {
+		t.results[i], t.refs[i], t.ran[i] = l.loopResult(c.ID, c.Name, eventlog.ToolAbandoned, "tool call abandoned: "+in.Err.Error()), "", false
+		l.failTurn(now, in.Err.Error())
+		return
+	}
+	out, ref := in.Output, t.refs[i]
+	out.CallID, out.Name = c.ID, c.Name
+	if out != t.results[i] {
+		ref = "" // a post hook changed it: the event is the hook's, journaled inline
+	}
+	l.commit(now, i, out, ref)
+	l.runTools(now)
+}
+
+func (l *Loop) commit(now time.Time, i int, out signals.ToolOutput, ref eventlog.Ref) {
+	t := l.turn.tools
+	l.record(now, ref, out)
+	t.stage[i] = committed
+	t.next++
+	if out.ConcludesTurn {
+		l.turn.last.concluded = true
+	}
+}
+
+// haltIfCanceling halts the tool run once its turn is canceling: a cancel
+// is a request, applied at once, and the run sees it at its next outcome.
+func (l *Loop) haltIfCanceling() {
+	if t, c := l.turn.tools, l.state.Canceling; c != "" && t.stop == "" {
+		t.halt(l, eventlog.ToolCanceled, c)
+	}
+}
+
+// halt starts nothing more; calls in flight are interrupted and report back.
+func (t *toolRun) halt(l *Loop, outcome eventlog.ToolOutcome, why string) {
+	t.stop, t.why = outcome, why
+	if slices.Contains(t.stage, running) || slices.Contains(t.stage, starting) {
+		l.emit(Interrupt{})
+	}
+}
+
+func (t *toolRun) stopContent() string {
+	if t.stop == eventlog.ToolAbandoned {
+		return "tool call abandoned: " + t.why
+	}
+	return "tool call canceled: " + t.why
+}
+
+func (t *toolRun) index(callID string) int {
+	return slices.IndexFunc(t.calls, func(c Call) bool { return c.ID == callID })
+}
+
+// loopResult is a result the loop makes for a call the tool did not
+// answer. Rules 1 did not record the outcome.
+func (l *Loop) loopResult(callID, name string, outcome eventlog.ToolOutcome, content string) signals.ToolOutput {
+	out := signals.ToolOutput{CallID: callID, Name: name, IsError: true, Content: content}
+	if l.cfg.Rules >= Rules2 {
+		out.Outcome = outcome
+	}
+	return out
+}
+
+func firstOutcome(a, b eventlog.ToolOutcome) eventlog.ToolOutcome {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// check is expect for the tool phase's per-call outcomes.
+func (l *Loop) check(ok bool, in Input) bool {
+	if !ok {
+		l.fail(fmt.Errorf("%w: unexpected %T", eventlog.ErrInvalidTransition, in))
+	}
+	return ok
+}

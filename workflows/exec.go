@@ -1,0 +1,223 @@
+package workflows
+
+import (
+	"errors"
+	"strconv"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/loop"
+	"github.com/tetherdev/tether/signals"
+)
+
+// end is how a run ends: its result or error (a Continue-As-New error too).
+type end struct {
+	result signals.AgentResult
+	err    error
+}
+
+// exec executes one command. Activities and timers run in coroutines that
+// queue their outcome; hooks run here and queue theirs.
+func (r *run) exec(ctx workflow.Context, cmd loop.Command) *end {
+	switch c := cmd.(type) {
+	case loop.WriteJournal:
+		r.journal(ctx, c.Journal)
+		r.syncAttrs(ctx)
+		workflow.SetCurrentDetails(ctx, r.details("idle"))
+	case loop.Interrupt:
+		r.turn.interrupt()
+	case loop.RunHooks:
+		r.syncAttrs(ctx)
+		r.push(r.runHooks(r.turn.ctx(ctx), c))
+	case loop.ChooseModel:
+		r.push(r.chooseModel(r.turn.ctx(ctx), c))
+	case loop.DecidePreStep:
+		r.push(r.preStep(r.turn.ctx(ctx), c))
+	case loop.ShapeRequest:
+		r.push(r.shapeRequest(r.turn.ctx(ctx), c))
+	case loop.Recover:
+		workflow.SetCurrentDetails(ctx, r.details("recovering from "+string(c.Failure.Kind)))
+		r.push(r.recover(r.turn.ctx(ctx), c))
+	case loop.CallModel:
+		r.syncAttrs(ctx)
+		workflow.SetCurrentDetails(ctx, r.details(c.Summary))
+		r.callModel(ctx, c)
+	case loop.Summarize:
+		workflow.SetCurrentDetails(ctx, r.details(c.Summary))
+		r.summarize(ctx, c)
+	case loop.StartTimer:
+		workflow.SetCurrentDetails(ctx, r.details("waiting "+c.After.String()+" to retry"))
+		r.startTimer(ctx, c)
+	case loop.RunToolPre:
+		r.push(r.toolPre(r.turn.ctx(ctx), c))
+	case loop.StartTool:
+		workflow.SetCurrentDetails(ctx, r.details("running tools"))
+		r.startTool(ctx, c)
+	case loop.RunToolPost:
+		r.push(r.toolPost(r.turn.ctx(ctx), c))
+	case loop.AnswerMaintenance:
+		r.answerMaintenance(c)
+	case loop.ContinueAsNew:
+		return &end{err: r.continueAsNew(ctx, c)}
+	case loop.Finish:
+		r.syncAttrs(ctx)
+		err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
+		return &end{result: c.Result, err: err}
+	case loop.Fail:
+		workflow.GetLogger(ctx).Error("Session log transition failed", "error", c.Err)
+		return &end{err: c.Err}
+	}
+	return nil
+}
+
+// journal writes the log tail that no command carried into history, as a
+// side-effect marker, so history alone holds the whole session log.
+func (r *run) journal(ctx workflow.Context, j signals.Journal) {
+	if j.IsZero() {
+		return
+	}
+	workflow.SideEffect(ctx, func(workflow.Context) any { return signals.JournalMarker{Journal: j} })
+}
+
+// outcome queues what f makes of fut for the loop once fut is ready. The
+// run's selector waits on it (see next), so an activity's result is taken
+// before signals delivered in the same workflow task, as a blocked Get
+// would take it.
+func (r *run) outcome(_ workflow.Context, fut workflow.Future, f func(workflow.Future) loop.Input) {
+	r.sel.AddFuture(fut, func(fut workflow.Future) { r.push(f(fut)) })
+}
+
+func (r *run) callModel(ctx workflow.Context, c loop.CallModel) {
+	actx := workflow.WithActivityOptions(r.turn.ctx(ctx), r.cfg.modelOptions(c.ActivityID, c.Summary))
+	fut := workflow.ExecuteActivity(actx, signals.ModelActivity, c.Input)
+	r.outcome(ctx, fut, func(f workflow.Future) loop.Input {
+		var out signals.ModelOutput
+		err := f.Get(ctx, &out)
+		if err == nil {
+			return loop.ModelDone{Output: out}
+		}
+		fail, timing := failureOf(err)
+		return loop.ModelDone{Failure: &fail, Stream: timing}
+	})
+}
+
+func (r *run) summarize(ctx workflow.Context, c loop.Summarize) {
+	actx := workflow.WithActivityOptions(r.turn.ctx(ctx), r.cfg.summaryOptions(c.ActivityID, c.Summary))
+	fut := workflow.ExecuteActivity(actx, signals.ModelActivity, c.Input)
+	r.outcome(ctx, fut, func(f workflow.Future) loop.Input {
+		var out signals.ModelOutput
+		err := f.Get(ctx, &out)
+		return loop.Summarized{Text: out.Text, Err: err}
+	})
+}
+
+func (r *run) startTimer(ctx workflow.Context, c loop.StartTimer) {
+	fut := workflow.NewTimer(r.turn.ctx(ctx), c.After)
+	r.outcome(ctx, fut, func(f workflow.Future) loop.Input {
+		return loop.TimerFired{Canceled: f.Get(ctx, nil) != nil}
+	})
+}
+
+func (r *run) startTool(ctx workflow.Context, c loop.StartTool) {
+	var fut workflow.Future
+	ref := eventlog.ActivityRef(c.ActivityID)
+	if c.Local {
+		lctx := workflow.WithLocalActivityOptions(r.turn.ctx(ctx), r.cfg.localToolOptions(c.Summary))
+		fut, ref = workflow.ExecuteLocalActivity(lctx, signals.ToolActivity, c.Input), eventlog.LocalRef(c.Input.CallID)
+	} else {
+		actx := workflow.WithActivityOptions(r.turn.ctx(ctx), r.cfg.toolOptions(c.ActivityID, c.Summary))
+		fut = workflow.ExecuteActivity(actx, signals.ToolActivity, c.Input)
+	}
+	r.outcome(ctx, fut, func(f workflow.Future) loop.Input {
+		var out signals.ToolOutput
+		err := f.Get(ctx, &out)
+		switch {
+		case err == nil:
+			return loop.ToolDone{CallID: c.Call.ID, Output: out, Ref: ref}
+		case temporal.IsCanceledError(err):
+			return loop.ToolDone{CallID: c.Call.ID, Canceled: true}
+		}
+		workflow.GetLogger(ctx).Warn("Tool activity failed", "call_id", c.Call.ID, "tool", c.Call.Name, "error", err)
+		return loop.ToolDone{CallID: c.Call.ID, Failed: cause(err)}
+	})
+}
+
+// failureOf normalises a model activity error. The activity reports provider
+// failures as ApplicationErrors whose Type is the failure kind and whose
+// details hold the eventlog.Failure, then the call's timing.
+func failureOf(err error) (eventlog.Failure, *eventlog.StreamTiming) {
+	var app *temporal.ApplicationError
+	var timeout *temporal.TimeoutError
+	switch {
+	case temporal.IsCanceledError(err):
+		return eventlog.Failure{Kind: eventlog.FailureCanceled, Message: "canceled"}, nil
+	case errors.As(err, &app):
+		var f eventlog.Failure
+		var timing eventlog.StreamTiming
+		if app.HasDetails() && app.Details(&f, &timing) == nil && f.Kind != "" {
+			return f, timingOrNil(timing)
+		}
+		if app.HasDetails() && app.Details(&f) == nil && f.Kind != "" {
+			return f, nil
+		}
+		return eventlog.Failure{Kind: kindOf(app.Type()), Message: app.Message()}, nil
+	case errors.As(err, &timeout):
+		return eventlog.Failure{Kind: eventlog.FailureTimeout, Message: timeout.Error()}, nil
+	default:
+		return eventlog.Failure{Kind: eventlog.FailureUnknown, Message: err.Error()}, nil
+	}
+}
+
+func timingOrNil(t eventlog.StreamTiming) *eventlog.StreamTiming {
+	if t == (eventlog.StreamTiming{}) {
+		return nil
+	}
+	return &t
+}
+
+func kindOf(t string) eventlog.FailureKind {
+	for _, k := range eventlog.FailureKinds {
+		if string(k) == t {
+			return k
+		}
+	}
+	return eventlog.FailureUnknown
+}
+
+// cause strips Temporal's activity wrapper so the model sees the tool's error.
+func cause(err error) string {
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) {
+		return app.Message()
+	}
+	var timeout *temporal.TimeoutError
+	if errors.As(err, &timeout) {
+		return "timed out"
+	}
+	return err.Error()
+}
+
+// turnScope is the cancelable context the open turn's work runs under.
+// Interrupt cancels it; the next command gets a fresh one.
+type turnScope struct {
+	c      workflow.Context
+	cancel workflow.CancelFunc
+}
+
+func (t *turnScope) ctx(parent workflow.Context) workflow.Context {
+	if t.c == nil {
+		t.c, t.cancel = workflow.WithCancel(parent)
+	}
+	return t.c
+}
+
+func (t *turnScope) interrupt() {
+	if t.cancel != nil {
+		t.cancel()
+	}
+	t.c, t.cancel = nil, nil
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
