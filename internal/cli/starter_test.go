@@ -74,3 +74,13 @@ func TestStarterPrintsUsageWithoutACommandOrForHelp(t *testing.T) {
 		require.Empty(t, errOut, help)
 	}
 }
+
+func TestStarterWithUnusableCodecKeysSaysWhichVariablesToCheck(t *testing.T) {
+	var out, errOut bytes.Buffer
+	env := map[string]string{"TETHER_CODEC_KEYS": "k1:not-base64"}
+	code := Starter{Out: &out, Err: &errOut, Dial: client.DialContext, Env: func(k string) string { return env[k] }}.
+		Run(context.Background(), []string{"--address", closedAddress(t), "ls"})
+	require.Equal(t, 2, code)
+	require.Empty(t, out.String())
+	require.Regexp(t, `^starter: cannot use the codec keys \(.+\): check TETHER_CODEC_KEYS, TETHER_CODEC_KEY_FILE and TETHER_CODEC_KEY_ID\n$`, errOut.String())
+}
