@@ -38,9 +38,9 @@ type ChunkWriter interface {
 }
 
 // LiveStreams opens the live stream of one model call attempt and says
-// where clients read it. Chunks never enter history.
+// where clients read it and with which token. Chunks never enter history.
 type LiveStreams interface {
-	Open(agent, run, activityID string, attempt int32) (w ChunkWriter, url string)
+	Open(agent, run, activityID string, attempt int32) (ChunkWriter, signals.StreamLocator)
 }
 
 // ToolSpecs describes registered tools to the model.
@@ -153,8 +153,8 @@ func (m *Model) open(ctx context.Context, p Provider, in signals.ModelInput) (Ch
 		return nil, nil
 	}
 	info := activity.GetInfo(ctx)
-	w, url := m.Streams.Open(info.WorkflowExecution.ID, info.WorkflowExecution.RunID, info.ActivityID, info.Attempt)
-	return w, []any{signals.StreamLocator{URL: url, Attempt: info.Attempt}}
+	w, loc := m.Streams.Open(info.WorkflowExecution.ID, info.WorkflowExecution.RunID, info.ActivityID, info.Attempt)
+	return w, []any{loc}
 }
 
 // complete makes the call through the agent's stream hooks, streaming it to

@@ -35,8 +35,8 @@ type liveStreams struct {
 	closed error
 }
 
-func (l *liveStreams) Open(string, string, string, int32) (activities.ChunkWriter, string) {
-	return l, "http://hub/s"
+func (l *liveStreams) Open(_, _, _ string, attempt int32) (activities.ChunkWriter, signals.StreamLocator) {
+	return l, signals.StreamLocator{URL: "http://hub/s", Token: "t", Attempt: attempt}
 }
 
 func (l *liveStreams) Emit(c llm.Chunk) {

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/http"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
@@ -21,6 +22,7 @@ type Client struct {
 	c         client.Client
 	taskQueue string
 	dc        converter.DataConverter
+	streams   *http.Client // reads live token streams; nil: defaultStreamClient
 }
 
 // Option configures a Client.
@@ -38,6 +40,13 @@ func WithDataConverter(dc converter.DataConverter) Option {
 	}
 }
 
+// WithStreamClient reads live token streams (Handle.Tokens) with hc, e.g.
+// one from stream.NewClient that trusts the CA of workers serving them over
+// TLS. Its Timeout must be zero, or it cuts streams off.
+func WithStreamClient(hc *http.Client) Option {
+	return func(r *Client) { r.streams = hc }
+}
+
 // New returns a Client over c for agents on taskQueue ("" = signals.TaskQueue).
 func New(c client.Client, taskQueue string, opts ...Option) *Client {
 	if taskQueue == "" {
@@ -48,6 +57,11 @@ func New(c client.Client, taskQueue string, opts ...Option) *Client {
 		o(r)
 	}
 	return r
+}
+
+// handle returns a Handle on this client's connections and converter.
+func (r *Client) handle(id, runID string) *Handle {
+	return &Handle{c: r.c, dc: r.dc, streams: r.streams, ID: id, RunID: runID}
 }
 
 // CreateOptions configure a new agent.
@@ -90,7 +104,7 @@ func (r *Client) Create(ctx context.Context, o CreateOptions) (*Handle, error) {
 		}
 		return nil, fmt.Errorf("create agent %s: %w", o.ID, err)
 	}
-	return &Handle{c: r.c, dc: r.dc, ID: o.ID, RunID: run.GetRunID()}, nil
+	return r.handle(o.ID, run.GetRunID()), nil
 }
 
 // Attach returns a handle to an existing agent: ErrNotFound when there is
@@ -103,7 +117,7 @@ func (r *Client) Attach(ctx context.Context, id string) (*Handle, error) {
 		}
 		return nil, fmt.Errorf("attach agent %s: %w", id, err)
 	}
-	h := &Handle{c: r.c, dc: r.dc, ID: id, RunID: desc.GetWorkflowExecutionInfo().GetExecution().GetRunId()}
+	h := r.handle(id, desc.GetWorkflowExecutionInfo().GetExecution().GetRunId())
 	if desc.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 		return h, fmt.Errorf("%w: %s", ErrClosed, id)
 	}

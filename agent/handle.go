@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -16,10 +17,11 @@ import (
 // Handle is one agent. It is cheap, holds no state beyond IDs and is safe
 // for concurrent use.
 type Handle struct {
-	c     client.Client
-	dc    converter.DataConverter // c's, for payloads read outside c
-	ID    string
-	RunID string // the run the handle was made for; operations follow the chain
+	c       client.Client
+	dc      converter.DataConverter // c's, for payloads read outside c
+	streams *http.Client            // reads live token streams; nil: defaultStreamClient
+	ID      string
+	RunID   string // the run the handle was made for; operations follow the chain
 }
 
 // SendOption changes how a message is delivered.

@@ -39,13 +39,15 @@ type TokenEvent struct {
 }
 
 // Tokens yields the live chunks of the agent's model calls as they stream,
-// call after call, until ctx ends. It finds each call's stream through its
-// activity's heartbeat details (DescribeWorkflowExecution) and reads it from
-// the worker that runs the call, so it needs no broker and writes nothing
-// to history. Providers that do not stream yield nothing.
+// call after call, until ctx ends. It finds each call's stream and token
+// through its activity's heartbeat details (DescribeWorkflowExecution, so
+// it needs the right to read the workflow) and reads it from the worker
+// that runs the call, so it needs no broker and writes nothing to history.
+// Providers that do not stream yield nothing. A worker refusing for load
+// ends the iteration with stream.ErrHubBusy or stream.ErrStreamBusy.
 func (h *Handle) Tokens(ctx context.Context) iter.Seq2[TokenEvent, error] {
 	return func(yield func(TokenEvent, error) bool) {
-		read := map[string]bool{} // stream URLs already followed to their end
+		read := map[signals.StreamLocator]bool{} // streams already followed to their end
 		delay := minPoll
 		for {
 			loc, turn, step, err := h.liveStream(ctx)
@@ -53,10 +55,10 @@ func (h *Handle) Tokens(ctx context.Context) iter.Seq2[TokenEvent, error] {
 				yield(TokenEvent{}, err)
 				return
 			}
-			if loc != nil && !read[loc.URL] {
-				read[loc.URL] = true
+			if loc != nil && !read[*loc] {
+				read[*loc] = true
 				base := TokenEvent{Turn: turn, Step: step, Attempt: loc.Attempt}
-				if !follow(ctx, loc.URL, base, yield) {
+				if !h.follow(ctx, *loc, base, yield) {
 					return
 				}
 				delay = minPoll
@@ -73,12 +75,15 @@ func (h *Handle) Tokens(ctx context.Context) iter.Seq2[TokenEvent, error] {
 }
 
 // follow reads one stream to its end; false stops the iteration.
-func follow(ctx context.Context, url string, base TokenEvent, yield func(TokenEvent, error) bool) bool {
-	for ev, err := range stream.Read(ctx, streamClient, url, 0) {
+func (h *Handle) follow(ctx context.Context, loc signals.StreamLocator, base TokenEvent, yield func(TokenEvent, error) bool) bool {
+	for ev, err := range stream.Read(ctx, h.streamClient(), loc.URL, loc.Token, 0) {
 		switch {
 		case errors.Is(err, stream.ErrNoStream):
 			return true // already over and gone: its message is in the log
 		case err != nil && ctx.Err() != nil:
+			return false
+		case errors.Is(err, stream.ErrHubBusy), errors.Is(err, stream.ErrStreamBusy):
+			yield(TokenEvent{}, err)
 			return false
 		case err != nil: // the worker went away mid-call: treat as a failed attempt
 			base.Kind = TokenReset
@@ -100,8 +105,16 @@ func follow(ctx context.Context, url string, base TokenEvent, yield func(TokenEv
 	return true
 }
 
-// streamClient reads streams; no overall timeout, or it would cut them off.
-var streamClient = &http.Client{}
+// defaultStreamClient reads streams for a Client without WithStreamClient:
+// no overall timeout, or it would cut them off; TLS trusts the system.
+var defaultStreamClient = &http.Client{}
+
+func (h *Handle) streamClient() *http.Client {
+	if h.streams != nil {
+		return h.streams
+	}
+	return defaultStreamClient
+}
 
 // liveStream finds the locator of the agent's model call in flight, if any.
 func (h *Handle) liveStream(ctx context.Context) (*signals.StreamLocator, int, int, error) {

@@ -71,7 +71,7 @@ func server(b *testing.B) (*temporaltest.TestServer, *agent.Client) {
 			&activities.Model{Providers: map[string]activities.Provider{"bench": workloadModel{}, scripted.Name: scripted.Provider{}},
 				DefaultProvider: "bench", Tools: reg, Log: reader},
 			&activities.Tool{Runner: reg, Log: reader})
-	}, worker.Options{})
+	}, worker.Options{BuildID: workerfx.BuildID()}) // as cmd/worker runs it
 	return ts, agent.New(c, signals.TaskQueue)
 }
 

@@ -104,6 +104,8 @@ func TestTokensStreamLiveWithoutHistoryEvents(t *testing.T) {
 	raw := historyBytes(t, history)
 	require.Equal(t, 1, bytes.Count(raw, []byte("Streaming tokens one by one.")), "the settled message once")
 	require.Zero(t, bytes.Count(raw, []byte(`"text":"tokens "`)), "no chunk in history")
+	require.Zero(t, bytes.Count(raw, []byte(`"token"`)), "no stream token in history")
+	require.Zero(t, bytes.Count(raw, []byte(e.streamURL)), "no stream locator in history")
 	require.Less(t, len(history), 25, "a streamed turn costs the same events as any turn")
 }
 

@@ -1,7 +1,9 @@
 // Package hook is the loop's extension points (seeds 000 and 002): Go hook
 // chains registered on the worker and run inside the agent workflow.
 //
-//   - StepBoundary (serial): commits selections pending for this step.
+//   - StepBoundary (serial): the step is claimed, before its model is
+//     chosen (a hook may switch the model here: SelectModel applies from
+//     the step being proposed).
 //   - Model (waterfall): chooses provider, model and effort for the step.
 //   - PreStep (waterfall): reject or enter(messages) for one claimed batch,
 //     before every proposed step; the returned decision is authoritative.
@@ -10,10 +12,12 @@
 //   - RequestError (waterfall): after a failed or aborted model call closed
 //     its step; a hook that owns recovery returns Retry (with a backoff in
 //     After, or Compact) without calling next.
-//   - TurnStopping (serial): when the turn would otherwise stop; a hook that
-//     wants another step steers.
+//   - TurnStopping (serial): when the turn would otherwise stop and the
+//     next-step list is empty; a hook that wants another step steers.
 //   - ToolPre / ToolPost: in model order before a call starts / as results
 //     become ready.
+//   - llm/stream is not here: it wraps the stream in the model activity
+//     (activities.StreamHook).
 //
 // Waterfall: each hook gets next, which runs the rest of the chain and the
 // loop's default; not calling next short-circuits everything downstream.

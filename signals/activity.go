@@ -2,6 +2,8 @@ package signals
 
 import (
 	"encoding/json"
+	"fmt"
+	"log/slog"
 
 	"github.com/tetherdev/tether/eventlog"
 )
@@ -79,10 +81,39 @@ type ToolInput struct {
 type ToolOutput = eventlog.ToolResult
 
 // StreamLocator is the heartbeat detail of a streaming model activity: where
-// the worker running it serves the attempt's live chunks. Clients find it
-// with DescribeWorkflowExecution (pending activities); it is never written
-// to history.
+// the worker running it serves the attempt's live chunks, and the token that
+// reads them. Clients find it with DescribeWorkflowExecution (pending
+// activities), so only those who may read the workflow may follow the call.
+//
+// It is not written to history while the attempt runs or when it ends.
+// Temporal copies an attempt's last heartbeat details into history in one
+// case only: an attempt that times out for good (its worker died, hung or
+// lost the server). The token then opens at most what is left of that one stream,
+// which its worker drops Linger after the call ends, to a reader of the
+// history, who may read the workflow anyway.
+//
+// Its printed and logged forms (any fmt verb, any slog handler) leave the
+// token out; only its JSON, which the heartbeat needs, carries it.
 type StreamLocator struct {
 	URL     string `json:"url"`
+	Token   string `json:"token"`
 	Attempt int32  `json:"attempt"`
+}
+
+// Format prints the locator without its token, whatever the verb.
+func (l StreamLocator) Format(f fmt.State, _ rune) {
+	fmt.Fprintf(f, "{URL:%s Token:%s Attempt:%d}", l.URL, redacted(l.Token), l.Attempt)
+}
+
+// LogValue logs the locator without its token, with any slog handler.
+func (l StreamLocator) LogValue() slog.Value {
+	return slog.GroupValue(slog.String("url", l.URL), slog.String("token", redacted(l.Token)),
+		slog.Int("attempt", int(l.Attempt)))
+}
+
+func redacted(secret string) string {
+	if secret == "" {
+		return ""
+	}
+	return "[redacted]"
 }

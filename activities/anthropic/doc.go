@@ -15,7 +15,8 @@
 // Invariants:
 //   - Every error Complete and Stream return is an *llm.Error whose
 //     Failure.Kind is a normalised eventlog.FailureKind (HTTP statuses via
-//     llm.ClassifyHTTP; an error event inside a stream by its error type).
+//     llm.HTTPFailure and transport errors via llm.TransportFailure, as for
+//     every provider; an error event inside a stream by its error type).
 //   - The request alternates user and assistant turns as the API requires:
 //     tool results travel as tool_result blocks in a user turn, consecutive
 //     results and any user text that follows them share that turn, and the

@@ -5,22 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"strings"
-	"syscall"
 	"time"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
 
 	"github.com/tetherdev/tether/activities/llm"
 	"github.com/tetherdev/tether/eventlog"
-)
-
-const (
-	maxMessageBytes = 500      // provider text kept in a failure message
-	maxErrorBody    = 64 << 10 // error response bytes read for classification
 )
 
 // errorTypeStatus is the HTTP status the API gives each error type. An error
@@ -49,8 +41,7 @@ func (p *Provider) failure(ctx context.Context, err error, captured *http.Respon
 	if captured != nil && captured.StatusCode >= 400 {
 		return p.httpFailure(captured)
 	}
-	kind, what := transportKind(ctx, err, captured != nil)
-	return llm.Fail(kind, 0, 0, llm.Truncate(p.scrubber.String(what+": "+llm.Cause(err)), maxMessageBytes), p.scrubber.Err(err))
+	return llm.TransportFailure(ctx, err, captured != nil, p.scrubber)
 }
 
 // streamFailure classifies a failed stream. The SDK reports an error event
@@ -63,24 +54,22 @@ func (p *Provider) streamFailure(ctx context.Context, err error, captured *http.
 	if captured == nil || captured.StatusCode >= 400 {
 		return p.failure(ctx, err, captured)
 	}
-	kind, what := streamKind(ctx, err)
-	return llm.Fail(kind, 0, 0, llm.Truncate(p.scrubber.String(what+": "+llm.Cause(err)), maxMessageBytes), p.scrubber.Err(err))
+	return llm.StreamCutFailure(ctx, err, p.scrubber)
 }
 
-// httpFailure classifies a non-2xx response. The SDK error is not kept in
-// the chain: it holds the request, x-api-key header included.
+// httpFailure classifies a non-2xx response as every provider's is, then
+// refines it with what only Anthropic says: its wording for a context
+// overflow and, for a 429 without retry-after, its rate-limit reset
+// headers. The SDK error is not kept in the chain: it holds the request,
+// x-api-key header included.
 func (p *Provider) httpFailure(res *http.Response) error {
-	body := llm.ReadBody(res, maxErrorBody)
-	msg := bodyMessage(body)
-	if msg == "" {
-		msg = fmt.Sprintf("HTTP %d %s", res.StatusCode, http.StatusText(res.StatusCode))
+	body := llm.ReadBody(res, llm.MaxErrorBody)
+	e := llm.HTTPFailure(res, body, bodyMessage(body), p.scrubber)
+	e.Failure.Kind = refine(e.Failure.Kind, body)
+	if e.Failure.RetryAfter == 0 && res.StatusCode == http.StatusTooManyRequests {
+		e.Failure.RetryAfter = rateLimitReset(res.Header, time.Now())
 	}
-	wait := llm.ParseRetryAfter(res.Header, time.Now())
-	if wait == 0 && res.StatusCode == http.StatusTooManyRequests {
-		wait = rateLimitReset(res.Header, time.Now())
-	}
-	kind := classify(res.StatusCode, body)
-	return llm.Fail(kind, res.StatusCode, wait, llm.Truncate(p.scrubber.String(msg), maxMessageBytes), fmt.Errorf("http status %d", res.StatusCode))
+	return e
 }
 
 // eventFailure classifies an error event received mid-stream. There is no
@@ -91,15 +80,14 @@ func (p *Provider) eventFailure(apiErr *sdk.Error) error {
 	if msg == "" {
 		msg = "error event in stream"
 	}
-	kind := classify(errorTypeStatus[typ], body)
-	return llm.Fail(kind, 0, 0, llm.Truncate(p.scrubber.String(msg), maxMessageBytes), fmt.Errorf("stream error event %q", p.scrubber.String(typ)))
+	kind := refine(llm.ClassifyHTTP(errorTypeStatus[typ], body), body)
+	return llm.Fail(kind, 0, 0, llm.Truncate(p.scrubber.String(msg), llm.MaxMessageBytes), fmt.Errorf("stream error event %q", p.scrubber.String(typ)))
 }
 
-// classify refines llm.ClassifyHTTP with Anthropic's wording for a prompt
-// plus max_tokens that overflows the window: "input length and `max_tokens`
-// exceed context limit".
-func classify(status int, body string) eventlog.FailureKind {
-	kind := llm.ClassifyHTTP(status, body)
+// refine corrects a kind from llm.ClassifyHTTP with Anthropic's wording for
+// a prompt plus max_tokens that overflows the window: "input length and
+// `max_tokens` exceed context limit".
+func refine(kind eventlog.FailureKind, body string) eventlog.FailureKind {
 	if kind == eventlog.FailureInvalidRequest && strings.Contains(strings.ToLower(body), "exceed context limit") {
 		return eventlog.FailureContextOverflow
 	}
@@ -122,43 +110,6 @@ func rateLimitReset(h http.Header, now time.Time) time.Duration {
 		}
 	}
 	return wait
-}
-
-// transportKind classifies a failure that produced no HTTP error status.
-func transportKind(ctx context.Context, err error, gotResponse bool) (eventlog.FailureKind, string) {
-	var netErr net.Error
-	switch {
-	case errors.Is(err, context.Canceled) || errors.Is(ctx.Err(), context.Canceled):
-		return eventlog.FailureCanceled, "request canceled"
-	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return eventlog.FailureTimeout, "request timed out"
-	case errors.As(err, &netErr) && netErr.Timeout():
-		return eventlog.FailureTimeout, "request timed out"
-	case errors.As(err, &netErr), errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
-		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		// A body cut short surfaces as an unexpected EOF, whether the SDK
-		// was reading it or decoding it.
-		return eventlog.FailureNetwork, "connection failed"
-	case gotResponse:
-		return eventlog.FailureServer, "unreadable response"
-	default:
-		return eventlog.FailureUnknown, "request failed"
-	}
-}
-
-// streamKind classifies a failure after the stream started: garbage in an
-// event is the server's, anything else broke the connection.
-func streamKind(ctx context.Context, err error) (eventlog.FailureKind, string) {
-	var syntaxErr *json.SyntaxError
-	var typeErr *json.UnmarshalTypeError
-	if errors.As(err, &syntaxErr) || errors.As(err, &typeErr) {
-		return eventlog.FailureServer, "malformed stream event"
-	}
-	kind, what := transportKind(ctx, err, false)
-	if kind == eventlog.FailureUnknown || kind == eventlog.FailureNetwork {
-		return eventlog.FailureNetwork, "stream interrupted"
-	}
-	return kind, what
 }
 
 // bodyMessage reads Anthropic's {"type":"error","error":{"message":...}} and

@@ -1,5 +1,9 @@
 // Package llm holds the data a model provider adapter exchanges with the model
-// activity: the request, tool specs and the normalised failure error.
+// activity: the request, tool specs and the normalised failure error, and
+// the one classification of failures (HTTP status, transport, cut stream)
+// every adapter uses, so the same trouble is the same FailureKind and gets
+// the same retries whichever provider met it. Adapters keep only what is
+// truly theirs: the shape of their error bodies and in-stream error events.
 //
 // It never does I/O and never holds a credential. Adapters live in sibling
 // packages (scripted, openai); the model activity declares the Provider

@@ -13,7 +13,8 @@
 // Invariants:
 //   - Every error Complete or Stream returns is an *llm.Error whose
 //     Failure.Kind is a normalised eventlog.FailureKind (HTTP statuses via
-//     llm.ClassifyHTTP). A stream that stops before [DONE] or a finish reason
+//     llm.HTTPFailure, transport errors via llm.TransportFailure, as for
+//     every provider; only the error body's shape is read here). A stream that stops before [DONE] or a finish reason
 //     is a network failure, never a short answer.
 //   - Stream settles on exactly the message Complete would return for the
 //     same content: both go through toAssistant.

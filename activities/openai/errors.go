@@ -4,23 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"strings"
-	"syscall"
-	"time"
 
 	"github.com/openai/openai-go/v3"
 
 	"github.com/tetherdev/tether/activities/llm"
-	"github.com/tetherdev/tether/eventlog"
-)
-
-const (
-	maxMessageBytes = 500      // provider text kept in a failure message
-	maxErrorBody    = 64 << 10 // error response bytes read for classification
 )
 
 // failure turns an SDK error into an *llm.Error. captured is the response the
@@ -29,9 +18,7 @@ func (p *Provider) failure(ctx context.Context, err error, captured *http.Respon
 	if res := errorResponse(err, captured); res != nil {
 		return p.httpFailure(err, res)
 	}
-	kind, what := transportKind(ctx, err, captured != nil)
-	msg := p.scrubber.String(what + ": " + llm.Cause(err))
-	return llm.Fail(kind, 0, 0, llm.Truncate(msg, maxMessageBytes), p.scrubber.Err(err))
+	return llm.TransportFailure(ctx, err, captured != nil, p.scrubber)
 }
 
 // errorResponse finds the HTTP error response. The SDK returns *openai.Error
@@ -49,43 +36,16 @@ func errorResponse(err error, captured *http.Response) *http.Response {
 	return nil
 }
 
-// httpFailure classifies a non-2xx response. The SDK error is not kept in
-// the chain: it holds the request, Authorization header included.
+// httpFailure classifies a non-2xx response by its status and body; only
+// the message is read the OpenAI way. The SDK error is not kept in the
+// chain: it holds the request, Authorization header included.
 func (p *Provider) httpFailure(err error, res *http.Response) error {
-	body := llm.ReadBody(res, maxErrorBody)
+	body := llm.ReadBody(res, llm.MaxErrorBody)
 	msg := apiMessage(err)
 	if msg == "" {
 		msg = bodyMessage(body)
 	}
-	if msg == "" {
-		msg = fmt.Sprintf("HTTP %d %s", res.StatusCode, http.StatusText(res.StatusCode))
-	}
-	kind := llm.ClassifyHTTP(res.StatusCode, body)
-	wait := llm.ParseRetryAfter(res.Header, time.Now())
-	return llm.Fail(kind, res.StatusCode, wait, llm.Truncate(p.scrubber.String(msg), maxMessageBytes), fmt.Errorf("http status %d", res.StatusCode))
-}
-
-// transportKind classifies a failure that produced no HTTP error status.
-func transportKind(ctx context.Context, err error, gotResponse bool) (eventlog.FailureKind, string) {
-	var netErr net.Error
-	switch {
-	case errors.Is(err, context.Canceled) || errors.Is(ctx.Err(), context.Canceled):
-		return eventlog.FailureCanceled, "request canceled"
-	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return eventlog.FailureTimeout, "request timed out"
-	case errors.As(err, &netErr) && netErr.Timeout():
-		return eventlog.FailureTimeout, "request timed out"
-	case errors.As(err, &netErr), errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET):
-		return eventlog.FailureNetwork, "connection failed"
-	case gotResponse:
-		// A 2xx arrived but did not decode; the JSON decoder reports a
-		// truncated body as a bare io.ErrUnexpectedEOF, so test this first.
-		return eventlog.FailureServer, "unreadable response"
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return eventlog.FailureNetwork, "connection failed"
-	default:
-		return eventlog.FailureUnknown, "request failed"
-	}
+	return llm.HTTPFailure(res, body, msg, p.scrubber)
 }
 
 func apiMessage(err error) string {

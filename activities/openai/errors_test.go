@@ -84,10 +84,17 @@ func TestCompleteMapsErrorResponses(t *testing.T) {
 	}
 }
 
-func TestCompleteMapsUnusableSuccessToServerFailure(t *testing.T) {
-	tests := []struct{ name, body string }{
-		{"no choices", `{"id":"x","object":"chat.completion","created":1,"model":"m","choices":[]}`},
-		{"malformed json", `{"id":"x","choices":[`},
+// A 2xx that arrived whole but is unusable is the server's failure; one
+// whose body ends early is a network failure, as for every provider.
+func TestCompleteMapsUnusableSuccessToFailure(t *testing.T) {
+	tests := []struct {
+		name string
+		body string
+		kind eventlog.FailureKind
+	}{
+		{"no choices", `{"id":"x","object":"chat.completion","created":1,"model":"m","choices":[]}`, eventlog.FailureServer},
+		{"not json", `{"id": x}`, eventlog.FailureServer},
+		{"cut short", `{"id":"x","choices":[`, eventlog.FailureNetwork},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -96,7 +103,7 @@ func TestCompleteMapsUnusableSuccessToServerFailure(t *testing.T) {
 
 			_, err := p.Complete(context.Background(), hello)
 
-			require.Equal(t, eventlog.FailureServer, requireFailure(t, err).Kind)
+			require.Equal(t, tt.kind, requireFailure(t, err).Kind)
 		})
 	}
 }

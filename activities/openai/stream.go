@@ -105,9 +105,5 @@ func (p *Provider) read(ctx context.Context, events ssestream.Decoder, a *assemb
 // failure (a reply was under way, so an unreadable body is not the server's
 // answer but a lost connection).
 func (p *Provider) streamCut(ctx context.Context, err error) error {
-	kind, what := transportKind(ctx, err, false)
-	if kind != eventlog.FailureCanceled && kind != eventlog.FailureTimeout {
-		kind, what = eventlog.FailureNetwork, "stream interrupted"
-	}
-	return llm.Fail(kind, 0, 0, llm.Truncate(p.scrubber.String(what+": "+llm.Cause(err)), maxMessageBytes), p.scrubber.Err(err))
+	return llm.StreamCutFailure(ctx, err, p.scrubber)
 }

@@ -65,7 +65,7 @@ func (p *Provider) errorEvent(data []byte) error {
 	if msg == "" {
 		msg = "error event in stream"
 	}
-	return llm.Fail(kind, status, 0, llm.Truncate(p.scrubber.String(msg), maxMessageBytes), errErrorEvent)
+	return llm.Fail(kind, status, 0, llm.Truncate(p.scrubber.String(msg), llm.MaxMessageBytes), errErrorEvent)
 }
 
 // codeParts splits the code into an HTTP error status and a label.

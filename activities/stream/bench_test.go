@@ -24,7 +24,7 @@ func BenchmarkHubLatency(b *testing.B) {
 	received := make(chan time.Time)
 	go func() {
 		defer close(received)
-		for ev, err := range stream.Read(b.Context(), srv.Client(), srv.URL+testKey.Path(), 0) {
+		for ev, err := range stream.Read(b.Context(), srv.Client(), srv.URL+testKey.Path(), w.Token(), 0) {
 			if err != nil || ev.Kind != stream.KindChunk {
 				return
 			}

@@ -12,9 +12,10 @@ import (
 )
 
 // Several streams, each fed by several emitters at once and read by
-// subscribers that arrive before the Open, during the emits and after the
-// end, directly and over HTTP: every subscriber sees the same gap-free
-// sequence from its offset, ending with done.
+// subscribers that arrive as it opens, during the emits and after the end,
+// directly and over HTTP: every subscriber sees the same gap-free sequence
+// from its offset, ending with done. (None arrives before the Open: no one
+// has the token of a stream that is not open.)
 func TestConcurrentEmittersAndSubscribersAgree(t *testing.T) {
 	requireNoGoroutineLeak(t)
 	const (
@@ -23,7 +24,7 @@ func TestConcurrentEmittersAndSubscribersAgree(t *testing.T) {
 		perEmit  = 150
 		total    = emitters * perEmit
 	)
-	h, srv := serve(t, stream.HubOptions{OpenWait: patience})
+	h, srv := serve(t, stream.HubOptions{MaxSubscribersPerStream: 9})
 
 	type reading struct {
 		stream int
@@ -36,17 +37,17 @@ func TestConcurrentEmittersAndSubscribersAgree(t *testing.T) {
 		mu       sync.Mutex
 		readings []reading
 	)
-	subscribeAll := func(s int, k stream.Key) {
+	subscribeAll := func(s int, k stream.Key, token string) {
 		for i, from := range []int64{0, 7, total / 2} {
 			wg.Go(func() {
 				r := reading{stream: s, from: from}
 				if i%2 == 0 {
 					var ch <-chan stream.Event
-					if ch, r.err = h.Subscribe(t.Context(), k, from); r.err == nil {
+					if ch, r.err = h.Subscribe(t.Context(), k, token, from); r.err == nil {
 						r.got, r.err = drain(ch)
 					}
 				} else {
-					r.got, r.err = readAll(t.Context(), srv, srv.URL+k.Path(), from)
+					r.got, r.err = readAll(t.Context(), srv, srv.URL+k.Path(), token, from)
 				}
 				mu.Lock()
 				readings = append(readings, r)
@@ -57,9 +58,9 @@ func TestConcurrentEmittersAndSubscribersAgree(t *testing.T) {
 
 	for s := range streams {
 		k := stream.Key{Agent: "a", Run: "r", Activity: fmt.Sprint(s), Attempt: 1}
-		subscribeAll(s, k) // before the Open
 		wg.Go(func() {
 			w := h.Open(k)
+			subscribeAll(s, k, w.Token()) // as it opens
 			var emits sync.WaitGroup
 			for e := range emitters {
 				emits.Go(func() {
@@ -68,10 +69,10 @@ func TestConcurrentEmittersAndSubscribersAgree(t *testing.T) {
 					}
 				})
 			}
-			subscribeAll(s, k) // during the emits
+			subscribeAll(s, k, w.Token()) // during the emits
 			emits.Wait()
 			w.Close(nil)
-			subscribeAll(s, k) // after the end
+			subscribeAll(s, k, w.Token()) // after the end
 		})
 	}
 	wg.Wait()

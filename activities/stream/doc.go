@@ -5,14 +5,23 @@
 // The worker running a model activity opens a stream in its Hub, emits the
 // provider's chunks into it and serves it over HTTP as Server-Sent Events
 // (Hub.Handler). The activity publishes the stream's URL (Key.Path under the
-// worker's address) in its heartbeat details; a client finds it with
-// DescribeWorkflowExecution and reads it with Read. Because the locator names
-// the worker, this works with any number of workers.
+// worker's address) and its token in its heartbeat details; a client finds
+// them with DescribeWorkflowExecution and reads the stream with Read.
+// Because the locator names the worker, this works with any number of
+// workers.
+//
+// Access: each stream has a capability token of 256 random bits, minted by
+// Open and known only to the activity's heartbeat details, so only those
+// who may read the workflow may follow its model calls. The hub serves a
+// stream only to a request bearing its token, compared in constant time,
+// and answers an unknown stream and a wrong token alike (404, at once).
+// Subscriptions are bounded for the whole hub and for each stream.
 //
 // It must never write a chunk anywhere durable: chunks live only in the
 // hub's memory and are gone after Linger. The settled assistant message in
-// the session log is the durable fact; a stream is a preview of it. The
-// package imports no Temporal or provider code.
+// the session log is the durable fact; a stream is a preview of it. It must
+// never put a token in a URL, an error or a log. The package imports no
+// Temporal or provider code.
 //
 // Invariants:
 //   - A stream's events have Seq 0, 1, 2, ... with no gaps, and exactly one

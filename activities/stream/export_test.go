@@ -3,11 +3,11 @@ package stream
 // SubscriberBuffer is the capacity of a subscription's channel.
 const SubscriberBuffer = subscriberBuffer
 
-// Waiting reports whether a Subscribe is waiting for an Open.
-func Waiting(h *Hub) bool {
+// Subscribers counts the hub's subscriptions.
+func Subscribers(h *Hub) int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.opened != nil
+	return h.active
 }
 
 // Streams counts the streams the hub holds.

@@ -16,11 +16,17 @@ import (
 // longer is dropped rather than holding its subscription forever.
 const writeTimeout = 30 * time.Second
 
-// Handler serves streams as Server-Sent Events at GET <Key.Path()>?from=N:
+// Handler serves streams as Server-Sent Events at GET <Key.Path()>?from=N
+// to a request bearing the stream's token (Authorization: Bearer <token>):
 // one "data: <json Event>" message per event, then the response ends after
-// the terminal event. It answers 404 for a key that does not open within
-// OpenWait (so HEAD tells whether a stream is there) and sends a ": ping"
-// comment after PingEvery of silence. Mount it at the server's root.
+// the terminal event. It sends a ": ping" comment after PingEvery of
+// silence. Mount it at the server's root.
+//
+// Refusals say nothing a guesser could use: 404 for an unknown key, a
+// missing token and a wrong one alike (so HEAD with the token tells whether
+// a stream is there); 503 when the hub is at MaxSubscribers or closing; 429,
+// only to a holder of the token, when the stream is at
+// MaxSubscribersPerStream. None of them carries a byte of the stream.
 func (h *Hub) Handler() http.Handler {
 	mux := http.NewServeMux()
 	// ServeMux matches the escaped path and unescapes wildcards, so an
@@ -37,7 +43,7 @@ func (h *Hub) serveStream(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel() // ends the subscription if the client goes first
-	events, err := h.Subscribe(ctx, k, from)
+	events, err := h.Subscribe(ctx, k, bearer(r), from)
 	if err != nil {
 		refuse(w, err)
 		return
@@ -49,15 +55,25 @@ func (h *Hub) serveStream(w http.ResponseWriter, r *http.Request) {
 	h.pipe(w, rc, events)
 }
 
+// retryBusy is the Retry-After, in seconds, of a busy answer.
+const retryBusy = "1"
+
 // refuse answers a request whose Subscribe failed.
 func refuse(w http.ResponseWriter, err error) {
 	switch {
 	case errors.Is(err, ErrNoStream):
 		http.Error(w, "no such stream", http.StatusNotFound)
+	case errors.Is(err, ErrStreamBusy):
+		w.Header().Set("Retry-After", retryBusy)
+		http.Error(w, "too many subscribers to this stream", http.StatusTooManyRequests)
+	case errors.Is(err, ErrHubBusy):
+		w.Header().Set("Retry-After", retryBusy)
+		http.Error(w, "stream hub busy: too many subscribers", http.StatusServiceUnavailable)
 	case errors.Is(err, ErrHubClosed):
 		http.Error(w, "stream hub closed", http.StatusServiceUnavailable)
+	default:
+		http.Error(w, "stream unavailable", http.StatusInternalServerError)
 	}
-	// Otherwise the client went away while Subscribe waited.
 }
 
 // startEvents sends the headers of an event stream and reports whether

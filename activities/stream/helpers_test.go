@@ -50,9 +50,9 @@ func newHub(t *testing.T, opts stream.HubOptions) *stream.Hub {
 
 // subscribe subscribes for as long as the hub lives, so that the leak check
 // also proves Hub.Close ends subscriptions.
-func subscribe(t *testing.T, h *stream.Hub, k stream.Key, from int64) <-chan stream.Event {
+func subscribe(t *testing.T, h *stream.Hub, k stream.Key, token string, from int64) <-chan stream.Event {
 	t.Helper()
-	ch, err := h.Subscribe(context.Background(), k, from)
+	ch, err := h.Subscribe(context.Background(), k, token, from)
 	require.NoError(t, err)
 	return ch
 }

@@ -9,10 +9,11 @@ import (
 
 // Defaults of HubOptions.
 const (
-	DefaultMaxEventsPerStream = 100_000
-	DefaultLinger             = time.Minute
-	DefaultOpenWait           = 5 * time.Second
-	DefaultPingEvery          = 15 * time.Second
+	DefaultMaxEventsPerStream      = 100_000
+	DefaultLinger                  = time.Minute
+	DefaultPingEvery               = 15 * time.Second
+	DefaultMaxSubscribers          = 256
+	DefaultMaxSubscribersPerStream = 16
 )
 
 // subscriberBuffer is the capacity of a subscription's channel. It only
@@ -20,11 +21,18 @@ const (
 const subscriberBuffer = 64
 
 var (
-	// ErrNoStream: no stream with that key opened within OpenWait, or it
-	// finished longer than Linger ago.
+	// ErrNoStream: no stream with that key and token, or it finished longer
+	// than Linger ago. An unknown key and a wrong token are the same error,
+	// so it tells a guesser nothing about which streams exist.
 	ErrNoStream = errors.New("no such stream")
 	// ErrHubClosed: the hub is closed.
 	ErrHubClosed = errors.New("stream hub closed")
+	// ErrHubBusy: the hub serves MaxSubscribers subscriptions already (over
+	// HTTP also: it is shutting down). Try again later.
+	ErrHubBusy = errors.New("stream hub busy")
+	// ErrStreamBusy: the stream has MaxSubscribersPerStream subscriptions
+	// already. Only a holder of the stream's token ever gets it.
+	ErrStreamBusy = errors.New("too many subscribers to this stream")
 )
 
 // HubOptions configures a Hub. Zero values take the defaults.
@@ -35,13 +43,15 @@ type HubOptions struct {
 	// Linger is how long a finished stream stays readable. Negative means
 	// it goes at once.
 	Linger time.Duration
-	// OpenWait is how long Subscribe waits for a key that is not open yet,
-	// as a client may see the locator before the worker opens the stream.
-	// Negative means not at all.
-	OpenWait time.Duration
 	// PingEvery is how often Handler sends a comment on an idle response,
 	// keeping proxies from closing it.
 	PingEvery time.Duration
+	// MaxSubscribers bounds the subscriptions of the whole hub, and so the
+	// long-lived responses its handler holds open.
+	MaxSubscribers int
+	// MaxSubscribersPerStream bounds the subscriptions of one stream, so one
+	// token holder cannot take the whole hub.
+	MaxSubscribersPerStream int
 	// Now is the clock Linger is measured with.
 	Now func() time.Time
 }
@@ -53,23 +63,30 @@ func (o HubOptions) withDefaults() HubOptions {
 	if o.Linger == 0 {
 		o.Linger = DefaultLinger
 	}
-	if o.OpenWait == 0 {
-		o.OpenWait = DefaultOpenWait
-	}
 	if o.PingEvery <= 0 {
 		o.PingEvery = DefaultPingEvery
+	}
+	if o.MaxSubscribers <= 0 {
+		o.MaxSubscribers = DefaultMaxSubscribers
+	}
+	if o.MaxSubscribersPerStream <= 0 {
+		o.MaxSubscribersPerStream = DefaultMaxSubscribersPerStream
 	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
 	o.Linger = max(o.Linger, 0)
-	o.OpenWait = max(o.OpenWait, 0)
 	return o
 }
 
 // Hub holds the live streams of one worker in memory. It is safe for
 // concurrent use. Each subscription runs one goroutine that copies events
 // from the stream's window to the subscriber's channel; Close stops them all.
+//
+// Every stream has a capability token minted when it opens (Writer.Token):
+// only a subscriber presenting it reads the stream. The hub never waits for
+// a stream to open: no one can hold the token of a stream that is not open
+// yet, so waiting would only let strangers hold connections.
 type Hub struct {
 	opts HubOptions
 	done chan struct{} // closed by Close
@@ -78,9 +95,9 @@ type Hub struct {
 	mu       sync.Mutex
 	closed   bool
 	streams  map[Key]*stream
-	opened   chan struct{} // closed by the next Open; nil until a Subscribe waits
-	expiries []expiry      // finished streams, oldest first
-	sweeper  *time.Timer   // armed while expiries is not empty
+	active   int      // subscriptions of the whole hub
+	expiries []expiry // finished streams, oldest first
+	sweeper  *time.Timer
 }
 
 type expiry struct {
@@ -97,11 +114,12 @@ func NewHub(opts HubOptions) *Hub {
 	}
 }
 
-// Open starts the stream of k. Opening a key that is already open replaces
-// the old stream: its subscribers get ErrorReplaced and its Writer goes
-// quiet. After Close it returns a Writer that discards everything.
+// Open starts the stream of k under a fresh token. Opening a key that is
+// already open replaces the old stream: its subscribers get ErrorReplaced,
+// its Writer goes quiet and its token reads nothing more. After Close it
+// returns a Writer that discards everything.
 func (h *Hub) Open(k Key) *Writer {
-	s := newStream(k, h.opts.MaxEventsPerStream)
+	s := newStream(k, newToken(), h.opts.MaxEventsPerStream)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
@@ -113,18 +131,15 @@ func (h *Hub) Open(k Key) *Writer {
 		old.abort(ErrorReplaced)
 	}
 	h.streams[k] = s
-	if h.opened != nil {
-		close(h.opened)
-		h.opened = nil
-	}
 	return &Writer{hub: h, s: s}
 }
 
 // Subscribe returns k's events from Seq from on: the buffered ones, then live
-// ones. The channel closes after a terminal event or when ctx ends. A key
-// that is not open yet is waited for up to OpenWait; then it is ErrNoStream.
-func (h *Hub) Subscribe(ctx context.Context, k Key, from int64) (<-chan Event, error) {
-	s, err := h.attach(ctx, k)
+// ones, if token is the stream's. The channel closes after a terminal event
+// or when ctx ends. It fails at once with ErrNoStream (unknown key or wrong
+// token alike), ErrHubBusy, ErrStreamBusy or ErrHubClosed.
+func (h *Hub) Subscribe(ctx context.Context, k Key, token string, from int64) (<-chan Event, error) {
+	s, err := h.attach(k, token)
 	if err != nil {
 		return nil, err
 	}
@@ -153,55 +168,52 @@ func (h *Hub) Close() {
 	h.subs.Wait()
 }
 
-// attach finds k's stream, waiting up to OpenWait for it, and counts a
-// subscription on it.
-func (h *Hub) attach(ctx context.Context, k Key) (*stream, error) {
-	var timeout <-chan time.Time
-	for {
-		s, opened, err := h.lookup(k)
-		if s != nil || err != nil {
-			return s, err
-		}
-		if timeout == nil {
-			t := time.NewTimer(h.opts.OpenWait)
-			defer t.Stop()
-			timeout = t.C
-		}
-		select {
-		case <-opened:
-		case <-timeout:
-			return nil, ErrNoStream
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-h.done:
-			return nil, ErrHubClosed
-		}
-	}
-}
-
-// lookup returns k's stream with a subscription counted on it, or a channel
-// closed by the next Open.
-func (h *Hub) lookup(k Key) (*stream, <-chan struct{}, error) {
+// attach finds k's stream, checks token and the limits, and counts a
+// subscription on it. The token is compared even when the key is unknown,
+// so both refusals cost the same.
+func (h *Hub) attach(k Key, token string) (*stream, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
-		return nil, nil, ErrHubClosed
+		return nil, ErrHubClosed
 	}
 	h.sweepLocked(h.opts.Now())
-	if s := h.streams[k]; s != nil {
-		h.subs.Add(1)
-		return s, nil, nil
+	s := h.streams[k]
+	want := unknownStreamToken
+	if s != nil {
+		want = s.token
 	}
-	if h.opened == nil {
-		h.opened = make(chan struct{})
+	switch {
+	case !sameToken(token, want) || s == nil:
+		return nil, ErrNoStream
+	case h.active >= h.opts.MaxSubscribers:
+		return nil, ErrHubBusy
+	case s.subscribers >= h.opts.MaxSubscribersPerStream:
+		return nil, ErrStreamBusy
 	}
-	return nil, h.opened, nil
+	h.active++
+	s.subscribers++
+	h.subs.Add(1)
+	return s, nil
+}
+
+// unknownStreamToken is compared against when a key has no stream, so that
+// an unknown key costs the same comparison as a wrong token.
+var unknownStreamToken = newToken()
+
+// detach uncounts a subscription of s.
+func (h *Hub) detach(s *stream) {
+	h.mu.Lock()
+	h.active--
+	s.subscribers--
+	h.mu.Unlock()
+	h.subs.Done()
 }
 
 // feed copies s's events from cursor on into out until a terminal event,
 // the end of ctx or the hub's close.
 func (h *Hub) feed(ctx context.Context, s *stream, cursor int64, out chan<- Event) {
-	defer h.subs.Done()
+	defer h.detach(s)
 	defer close(out)
 	for {
 		ev, wake := s.at(cursor)

@@ -2,7 +2,9 @@ package stream_test
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -31,7 +33,7 @@ func TestSubscribeReplaysBufferedEventsFromOffset(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.want, collect(t, subscribe(t, h, testKey, tt.from)))
+			require.Equal(t, tt.want, collect(t, subscribe(t, h, testKey, w.Token(), tt.from)))
 		})
 	}
 }
@@ -40,7 +42,7 @@ func TestSubscribeDeliversLiveEventsInOrder(t *testing.T) {
 	requireNoGoroutineLeak(t)
 	h := newHub(t, stream.HubOptions{})
 	w := h.Open(testKey)
-	ch := subscribe(t, h, testKey, 0)
+	ch := subscribe(t, h, testKey, w.Token(), 0)
 
 	w.Emit(text(0))
 	require.Equal(t, chunkEvent(0), recv(t, ch), "a live event arrives before the next is emitted")
@@ -65,76 +67,70 @@ func TestTerminalEventEndsSubscription(t *testing.T) {
 			requireNoGoroutineLeak(t)
 			h := newHub(t, stream.HubOptions{})
 			w := h.Open(testKey)
-			ch := subscribe(t, h, testKey, 0)
+			ch := subscribe(t, h, testKey, w.Token(), 0)
 			emit(w, 2)
 			w.Close(tt.err)
 			w.Close(errors.New("second close is ignored"))
 			w.Emit(text(9)) // so is an emit after close
 
 			require.Equal(t, events(0, 2, tt.want), collect(t, ch))
-			require.Equal(t, events(0, 2, tt.want), collect(t, subscribe(t, h, testKey, 0)))
+			require.Equal(t, events(0, 2, tt.want), collect(t, subscribe(t, h, testKey, w.Token(), 0)))
 		})
 	}
 }
 
-func TestSubscribeWaitsForOpen(t *testing.T) {
-	type result struct {
-		ch  <-chan stream.Event
-		err error
-	}
+// The hub decides at once, whatever the context: a stream nobody holds the
+// token of yet can only be a guess, so it is never waited for.
+func TestSubscribeWithoutTheRightTokenFailsAtOnce(t *testing.T) {
+	requireNoGoroutineLeak(t)
+	h := newHub(t, stream.HubOptions{})
+	w := h.Open(testKey)
+	emit(w, 3)
+	other := h.Open(stream.Key{Agent: "other", Run: "r", Activity: "a", Attempt: 1})
+	replaced := h.Open(stream.Key{Agent: "again", Run: "r", Activity: "a", Attempt: 1})
+	h.Open(stream.Key{Agent: "again", Run: "r", Activity: "a", Attempt: 1})
+
 	tests := []struct {
-		name    string
-		end     func(h *stream.Hub, cancel context.CancelFunc) // nil: let OpenWait pass
-		wantErr error
+		name  string
+		key   stream.Key
+		token string
 	}{
-		{"open arrives", func(h *stream.Hub, _ context.CancelFunc) {
-			w := h.Open(testKey)
-			emit(w, 1)
-			w.Close(nil)
-		}, nil},
-		{"open wait passes", nil, stream.ErrNoStream},
-		{"context ends", func(_ *stream.Hub, cancel context.CancelFunc) { cancel() }, context.Canceled},
-		{"hub closes", func(h *stream.Hub, _ context.CancelFunc) { h.Close() }, stream.ErrHubClosed},
-		{"another key opens", func(h *stream.Hub, _ context.CancelFunc) {
-			h.Open(stream.Key{Agent: "other", Run: "r", Activity: "a"})
-		}, stream.ErrNoStream},
+		{"unknown key", stream.Key{Agent: "nobody", Run: "r", Activity: "a", Attempt: 1}, w.Token()},
+		{"no token", testKey, ""},
+		{"wrong token", testKey, "not-the-token"},
+		{"token one character short", testKey, w.Token()[1:]},
+		{"token of another stream", testKey, other.Token()},
+		{"token of a replaced stream", stream.Key{Agent: "again", Run: "r", Activity: "a", Attempt: 1}, replaced.Token()},
 	}
+	done, cancel := context.WithCancel(t.Context())
+	cancel() // a hub that waited would answer with the context's error
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			requireNoGoroutineLeak(t)
-			wait := patience
-			if tt.end == nil || tt.wantErr == stream.ErrNoStream {
-				wait = 50 * time.Millisecond
-			}
-			h := newHub(t, stream.HubOptions{OpenWait: wait})
-			ctx, cancel := context.WithCancel(t.Context())
-			defer cancel()
-			res := make(chan result, 1)
-			start := time.Now()
-			go func() {
-				ch, err := h.Subscribe(ctx, testKey, 0)
-				res <- result{ch, err}
-			}()
-			require.Eventually(t, func() bool { return stream.Waiting(h) }, patience, time.Millisecond)
-			if tt.end != nil {
-				tt.end(h, cancel)
-			}
-
-			var r result
-			select {
-			case r = <-res:
-			case <-time.After(patience):
-				t.Fatal("Subscribe did not return")
-			}
-			require.ErrorIs(t, r.err, tt.wantErr)
-			if tt.wantErr == stream.ErrNoStream {
-				require.GreaterOrEqual(t, time.Since(start), wait, "gave up before OpenWait")
-			}
-			if tt.wantErr == nil {
-				require.Equal(t, events(0, 1, done), collect(t, r.ch))
-			}
+			ch, err := h.Subscribe(done, tt.key, tt.token, 0)
+			require.ErrorIs(t, err, stream.ErrNoStream)
+			require.Nil(t, ch)
 		})
 	}
+	require.Zero(t, stream.Subscribers(h), "no refused subscription is counted")
+
+	h.Close()
+	_, err := h.Subscribe(t.Context(), testKey, w.Token(), 0)
+	require.ErrorIs(t, err, stream.ErrHubClosed)
+}
+
+func TestTokensAreFreshAndUnguessable(t *testing.T) {
+	h := newHub(t, stream.HubOptions{})
+	seen := map[string]bool{}
+	for i := range 1000 {
+		tok := h.Open(stream.Key{Agent: "a", Run: "r", Activity: fmt.Sprint(i), Attempt: 1}).Token()
+		raw, err := base64.RawURLEncoding.DecodeString(tok)
+		require.NoError(t, err)
+		require.GreaterOrEqual(t, len(raw)*8, 128, "at least 128 bits")
+		require.False(t, seen[tok], "token %d repeats", i)
+		seen[tok] = true
+	}
+	first := h.Open(testKey).Token()
+	require.NotEqual(t, first, h.Open(testKey).Token(), "reopening a key mints a new token")
 }
 
 func TestOpenAgainReplacesStream(t *testing.T) {
@@ -142,7 +138,7 @@ func TestOpenAgainReplacesStream(t *testing.T) {
 	h := newHub(t, stream.HubOptions{})
 	old := h.Open(testKey)
 	emit(old, 3)
-	oldSub := subscribe(t, h, testKey, 0)
+	oldSub := subscribe(t, h, testKey, old.Token(), 0)
 
 	w := h.Open(testKey)
 	old.Emit(text(7)) // the replaced writer goes quiet
@@ -153,14 +149,14 @@ func TestOpenAgainReplacesStream(t *testing.T) {
 	got := collect(t, oldSub)
 	require.NotEmpty(t, got)
 	require.Equal(t, stream.Event{Seq: 0, Kind: stream.KindError, Error: stream.ErrorReplaced}, got[len(got)-1])
-	require.Equal(t, events(0, 1, done), collect(t, subscribe(t, h, testKey, 0)), "the key now reads the new stream")
+	require.Equal(t, events(0, 1, done), collect(t, subscribe(t, h, testKey, w.Token(), 0)), "the key now reads the new stream")
 }
 
 func TestSlowSubscriberIsCutOffWithoutBlockingEmit(t *testing.T) {
 	requireNoGoroutineLeak(t)
 	h := newHub(t, stream.HubOptions{MaxEventsPerStream: 8})
 	w := h.Open(testKey)
-	stuck := subscribe(t, h, testKey, 0) // never read until the end
+	stuck := subscribe(t, h, testKey, w.Token(), 0) // never read until the end
 
 	within(t, "Emit to a subscriber that does not read", func() {
 		emit(w, 1000)
@@ -176,7 +172,7 @@ func TestSlowSubscriberIsCutOffWithoutBlockingEmit(t *testing.T) {
 	require.Equal(t, events(0, 1000, done)[:received], got[:received], "what it got before is intact")
 	require.Greater(t, last.Seq, received, "Seq points past the gap, at the oldest event held then")
 	require.LessOrEqual(t, last.Seq, int64(1001-8))
-	require.Equal(t, events(993, 1000, done), collect(t, subscribe(t, h, testKey, 993)),
+	require.Equal(t, events(993, 1000, done), collect(t, subscribe(t, h, testKey, w.Token(), 993)),
 		"reconnecting inside the window resumes")
 }
 
@@ -197,7 +193,7 @@ func TestSubscribeFromBeforeWindowIsLagged(t *testing.T) {
 		{7, events(7, 10, done)},
 	}
 	for _, tt := range tests {
-		require.Equal(t, tt.want, collect(t, subscribe(t, h, testKey, tt.from)), "from %d", tt.from)
+		require.Equal(t, tt.want, collect(t, subscribe(t, h, testKey, w.Token(), tt.from)), "from %d", tt.from)
 	}
 }
 
@@ -216,7 +212,7 @@ func TestFinishedStreamLingersThenExpires(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			requireNoGoroutineLeak(t)
 			clock := &fakeClock{now: time.Unix(1_700_000_000, 0)}
-			h := newHub(t, stream.HubOptions{Linger: time.Minute, OpenWait: -1, Now: clock.Now})
+			h := newHub(t, stream.HubOptions{Linger: time.Minute, Now: clock.Now})
 			w := h.Open(testKey)
 			emit(w, 2)
 			if tt.finished {
@@ -226,7 +222,7 @@ func TestFinishedStreamLingersThenExpires(t *testing.T) {
 
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
-			ch, err := h.Subscribe(ctx, testKey, 0)
+			ch, err := h.Subscribe(ctx, testKey, w.Token(), 0)
 			if !tt.readable {
 				require.ErrorIs(t, err, stream.ErrNoStream)
 				require.Zero(t, stream.Streams(h))
@@ -260,10 +256,10 @@ func TestContextEndClosesSubscription(t *testing.T) {
 	defer w.Close(nil)
 
 	ctx, cancel := context.WithCancel(t.Context())
-	waiting, err := h.Subscribe(ctx, testKey, 0) // waits for events
+	waiting, err := h.Subscribe(ctx, testKey, w.Token(), 0) // waits for events
 	require.NoError(t, err)
 	emit(w, 2*stream.SubscriberBuffer)
-	full, err := h.Subscribe(ctx, testKey, 0) // blocked on a full channel
+	full, err := h.Subscribe(ctx, testKey, w.Token(), 0) // blocked on a full channel
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { return len(full) == cap(full) }, patience, time.Millisecond)
 
@@ -277,7 +273,7 @@ func TestHubCloseEndsEverything(t *testing.T) {
 	h := stream.NewHub(stream.HubOptions{})
 	w := h.Open(testKey)
 	emit(w, 2)
-	sub := subscribe(t, h, testKey, 0)
+	sub := subscribe(t, h, testKey, w.Token(), 0)
 	require.Equal(t, chunkEvent(0), recv(t, sub))
 	require.Equal(t, chunkEvent(1), recv(t, sub))
 
@@ -289,7 +285,7 @@ func TestHubCloseEndsEverything(t *testing.T) {
 	late := h.Open(testKey)
 	late.Emit(text(0))
 	late.Close(nil)
-	_, err := h.Subscribe(t.Context(), testKey, 0)
+	_, err := h.Subscribe(t.Context(), testKey, w.Token(), 0)
 	require.ErrorIs(t, err, stream.ErrHubClosed)
 	within(t, "a second Close", h.Close)
 }

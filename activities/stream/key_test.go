@@ -28,6 +28,7 @@ func TestKeyPathEscapesEachSegment(t *testing.T) {
 			defer w.Close(nil)
 			rec := httptest.NewRecorder()
 			req := httptest.NewRequest(http.MethodHead, tt.key.Path(), nil)
+			req.Header.Set("Authorization", "Bearer "+w.Token())
 			h.Handler().ServeHTTP(rec, req)
 			require.Equal(t, http.StatusOK, rec.Code)
 		})

@@ -23,18 +23,20 @@ const maxEventBytes = 4 << 20
 var ErrInterrupted = errors.New("stream ended before done or error")
 
 // Read reads the stream at streamURL (a Handler's Key.Path on its worker)
-// from Seq from on. It is an iterator rather than a pair of channels: it
-// runs in the caller's goroutine, so there is nothing to drain and nothing
-// to leak, and breaking out of the loop closes the connection.
+// with its token from Seq from on. It is an iterator rather than a pair of
+// channels: it runs in the caller's goroutine, so there is nothing to drain
+// and nothing to leak, and breaking out of the loop closes the connection.
 //
 // Each range over it makes one request and yields events in order with a nil
 // error, ending after the terminal event. Otherwise it ends by yielding one
-// error: ErrNoStream (404), ctx's error, ErrInterrupted or a transport
-// error; for the last two, reconnect with from = last Seq + 1. client nil
-// means http.DefaultClient; its Timeout must be zero or it cuts streams off.
-func Read(ctx context.Context, client *http.Client, streamURL string, from int64) iter.Seq2[Event, error] {
+// error: ErrNoStream (404: gone, or the token is not the stream's),
+// ErrStreamBusy (429), ErrHubBusy (503), ctx's error, ErrInterrupted or a
+// transport error; for the last two, reconnect with from = last Seq + 1.
+// The token travels in a header and appears in no error. client nil means
+// http.DefaultClient; its Timeout must be zero or it cuts streams off.
+func Read(ctx context.Context, client *http.Client, streamURL, token string, from int64) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
-		body, err := connect(ctx, client, streamURL, from)
+		body, err := connect(ctx, client, streamURL, token, from)
 		if err != nil {
 			yield(Event{}, err)
 			return
@@ -58,7 +60,7 @@ func Read(ctx context.Context, client *http.Client, streamURL string, from int64
 	}
 }
 
-func connect(ctx context.Context, client *http.Client, streamURL string, from int64) (io.ReadCloser, error) {
+func connect(ctx context.Context, client *http.Client, streamURL, token string, from int64) (io.ReadCloser, error) {
 	u, err := url.Parse(streamURL)
 	if err != nil {
 		return nil, fmt.Errorf("stream url: %w", err)
@@ -71,6 +73,7 @@ func connect(ctx context.Context, client *http.Client, streamURL string, from in
 		return nil, fmt.Errorf("stream request: %w", err)
 	}
 	req.Header.Set("Accept", "text/event-stream")
+	authorize(req, token)
 	if client == nil {
 		client = http.DefaultClient
 	}
@@ -90,6 +93,10 @@ func checkResponse(resp *http.Response) error {
 	switch {
 	case resp.StatusCode == http.StatusNotFound:
 		return ErrNoStream
+	case resp.StatusCode == http.StatusTooManyRequests:
+		return ErrStreamBusy
+	case resp.StatusCode == http.StatusServiceUnavailable:
+		return ErrHubBusy
 	case resp.StatusCode != http.StatusOK:
 		return fmt.Errorf("status %s", resp.Status)
 	}

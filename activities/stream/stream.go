@@ -20,6 +20,11 @@ func (w *Writer) Emit(c llm.Chunk) {
 	w.s.emit(c)
 }
 
+// Token is the capability that reads this stream. Publish it only where
+// those who may read the model call see it (the activity's heartbeat
+// details, readable by whoever can read the workflow), and never log it.
+func (w *Writer) Token() string { return w.s.token }
+
 // Close ends the stream: a "done" event for nil, an "error" event with
 // err.Error() otherwise, telling subscribers to discard the partial output.
 // Only the first Close counts. The stream stays readable for Linger.
@@ -34,7 +39,10 @@ func (w *Writer) Close(err error) {
 // it.
 type stream struct {
 	key    Key
+	token  string
 	window int // events held at most
+
+	subscribers int // guarded by the hub's mu, not the stream's
 
 	mu       sync.Mutex
 	events   []Event // the window: events[i].Seq == first+i
@@ -45,8 +53,8 @@ type stream struct {
 	wake     chan struct{} // closed by the next change; nil until a reader waits
 }
 
-func newStream(k Key, window int) *stream {
-	return &stream{key: k, window: window}
+func newStream(k Key, token string, window int) *stream {
+	return &stream{key: k, token: token, window: window}
 }
 
 func (s *stream) emit(c llm.Chunk) {

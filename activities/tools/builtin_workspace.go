@@ -14,24 +14,46 @@ import (
 type workspace struct {
 	root  string // absolute, symlinks resolved
 	alias string // absolute as given; absolute paths under it are accepted too
+	deny  denyList
+}
+
+// WorkspaceOptions configures the file tools. The zero value is invalid:
+// Root is required, since no directory (least of all the worker's current
+// one) is safe to expose by default.
+type WorkspaceOptions struct {
+	// Root is the directory the tools are confined to.
+	Root string
+	// Deny lists file name patterns (filepath.Match syntax, matched
+	// case-insensitively against every element of a path) that are neither
+	// listed nor read. nil means DefaultDeny(); an empty, non-nil slice
+	// denies nothing.
+	Deny []string
 }
 
 // Workspace returns the read-only "read_file" and "list_files" tools,
-// confined to root: a path that escapes it (through "..", an absolute path
-// or a symlink) is refused with a model-visible error.
-func Workspace(root string) ([]Tool, error) {
-	w, err := newWorkspace(root)
+// confined to o.Root: a path that escapes it (through "..", an absolute path
+// or a symlink) or that the deny list withholds is refused with a
+// model-visible error, and list_files leaves denied names out.
+func Workspace(o WorkspaceOptions) ([]Tool, error) {
+	w, err := newWorkspace(o)
 	if err != nil {
-		return nil, fmt.Errorf("workspace %q: %w", root, err)
+		return nil, fmt.Errorf("workspace %q: %w", o.Root, err)
 	}
 	return []Tool{w.readFileTool(), w.listFilesTool()}, nil
 }
 
-func newWorkspace(root string) (*workspace, error) {
-	if root == "" {
+func newWorkspace(o WorkspaceOptions) (*workspace, error) {
+	if o.Root == "" {
 		return nil, errors.New("empty root")
 	}
-	alias, err := filepath.Abs(root)
+	if o.Deny == nil {
+		o.Deny = DefaultDeny()
+	}
+	deny, err := newDenyList(o.Deny)
+	if err != nil {
+		return nil, err
+	}
+	alias, err := filepath.Abs(o.Root)
 	if err != nil {
 		return nil, err
 	}
@@ -46,17 +68,20 @@ func newWorkspace(root string) (*workspace, error) {
 	if !fi.IsDir() {
 		return nil, errors.New("not a directory")
 	}
-	return &workspace{root: resolved, alias: alias}, nil
+	return &workspace{root: resolved, alias: alias, deny: deny}, nil
 }
 
 // resolve maps a model-supplied path to a local path under w.root with every
-// symlink resolved. The lexical check comes first, so a path that is outside
-// on its face never reaches the file system; the check after EvalSymlinks
-// catches symlinks that leave the root.
+// symlink resolved. The lexical checks come first, so a path that is outside
+// or denied on its face never reaches the file system; the checks after
+// EvalSymlinks catch symlinks that leave the root or lead to a denied name.
 func (w *workspace) resolve(p string) (string, error) {
 	rel, ok := w.lexicalRel(p)
 	if !ok {
 		return "", modelErrorf("path %q is outside the workspace", p)
+	}
+	if err := w.deny.check(p, rel); err != nil {
+		return "", err
 	}
 	resolved, err := filepath.EvalSymlinks(filepath.Join(w.root, rel))
 	if err != nil {
@@ -65,6 +90,9 @@ func (w *workspace) resolve(p string) (string, error) {
 	rel, err = filepath.Rel(w.root, resolved)
 	if err != nil || !filepath.IsLocal(rel) {
 		return "", modelErrorf("path %q resolves outside the workspace", p)
+	}
+	if err := w.deny.check(p, rel); err != nil {
+		return "", err
 	}
 	return rel, nil
 }

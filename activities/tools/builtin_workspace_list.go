@@ -56,12 +56,16 @@ func (w *workspace) listFiles(_ context.Context, call Call) (Result, error) {
 		return Result{}, fmt.Errorf("list %s: %w", rel, err)
 	}
 	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-	names := make([]string, len(entries))
-	for i, e := range entries {
-		names[i] = e.Name()
-		if e.IsDir() {
-			names[i] += "/"
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		if _, denied := w.deny.matchName(e.Name()); denied {
+			continue
 		}
+		name := e.Name()
+		if e.IsDir() {
+			name += "/"
+		}
+		names = append(names, name)
 	}
 	return Result{Content: formatListing(names)}, nil
 }

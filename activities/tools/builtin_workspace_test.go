@@ -43,7 +43,7 @@ func newTestWorkspace(t *testing.T) (r *Registry, root, outside string) {
 	for name, target := range links {
 		require.NoError(t, os.Symlink(target, filepath.Join(root, name)))
 	}
-	tools, err := Workspace(root)
+	tools, err := Workspace(WorkspaceOptions{Root: root})
 	require.NoError(t, err)
 	r, err = NewRegistry(tools...)
 	require.NoError(t, err)
@@ -130,7 +130,7 @@ func TestReadFileCutsLongLinesAndLargeOutput(t *testing.T) {
 	line := strings.Repeat("x", 99) + "\n"
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "big.txt"), []byte(strings.Repeat(line, 1000)), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "latebin.txt"), []byte(strings.Repeat(line, 100)+"a\x00b\n"), 0o644))
-	tools, err := Workspace(dir)
+	tools, err := Workspace(WorkspaceOptions{Root: dir})
 	require.NoError(t, err)
 	r, err := NewRegistry(tools...)
 	require.NoError(t, err)
@@ -160,7 +160,7 @@ func TestListFilesListsSortedEntries(t *testing.T) {
 		{"dot", map[string]any{"path": "."}, Result{Content: all}},
 		{"absolute root", map[string]any{"path": root}, Result{Content: all}},
 		{"subdirectory", map[string]any{"path": "sub"}, Result{Content: "b.txt\nz/"}},
-		{"hidden files", map[string]any{"path": "sub/z"}, Result{Content: ".keep"}},
+		{"dotfiles are not listed", map[string]any{"path": "sub/z"}, Result{Content: "(empty directory)"}},
 		{"empty", map[string]any{"path": "emptydir"}, Result{Content: "(empty directory)"}},
 		{"file", map[string]any{"path": "a.txt"}, modelError(`"a.txt" is not a directory; use read_file`)},
 		{"missing", map[string]any{"path": "nope"}, modelError(`path "nope" does not exist`)},
@@ -177,7 +177,7 @@ func TestListFilesBoundsTheListing(t *testing.T) {
 	for i := range listMaxEntries + 5 {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%04d", i)), nil, 0o644))
 	}
-	tools, err := Workspace(dir)
+	tools, err := Workspace(WorkspaceOptions{Root: dir})
 	require.NoError(t, err)
 	r, err := NewRegistry(tools...)
 	require.NoError(t, err)
@@ -195,7 +195,7 @@ func TestWorkspaceRootThroughSymlinkAcceptsAbsolutePathsUnderEither(t *testing.T
 	require.NoError(t, os.WriteFile(filepath.Join(real, "f.txt"), []byte("hi"), 0o644))
 	alias := filepath.Join(dir, "alias")
 	require.NoError(t, os.Symlink(real, alias))
-	tools, err := Workspace(alias)
+	tools, err := Workspace(WorkspaceOptions{Root: alias})
 	require.NoError(t, err)
 	r, err := NewRegistry(tools...)
 	require.NoError(t, err)
@@ -209,13 +209,13 @@ func TestWorkspaceRejectsBadRoots(t *testing.T) {
 	file := filepath.Join(dir, "file")
 	require.NoError(t, os.WriteFile(file, nil, 0o644))
 	for _, root := range []string{"", filepath.Join(dir, "missing"), file} {
-		_, err := Workspace(root)
+		_, err := Workspace(WorkspaceOptions{Root: root})
 		require.Error(t, err, root)
 	}
 }
 
 func TestWorkspaceToolsAreReadOnlyParallel(t *testing.T) {
-	tools, err := Workspace(t.TempDir())
+	tools, err := Workspace(WorkspaceOptions{Root: t.TempDir()})
 	require.NoError(t, err)
 	require.Len(t, tools, 2)
 	for _, tool := range tools {

@@ -14,7 +14,7 @@ import (
 func TestReadFileRefusesFIFOsWithoutOpeningThem(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644))
-	tools, err := Workspace(dir)
+	tools, err := Workspace(WorkspaceOptions{Root: dir})
 	require.NoError(t, err)
 	r, err := NewRegistry(tools...)
 	require.NoError(t, err)
@@ -30,7 +30,7 @@ func TestReadFileReportsPermissionDenied(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "locked.txt")
 	require.NoError(t, os.WriteFile(path, []byte("x"), 0o000))
-	tools, err := Workspace(dir)
+	tools, err := Workspace(WorkspaceOptions{Root: dir})
 	require.NoError(t, err)
 	r, err := NewRegistry(tools...)
 	require.NoError(t, err)

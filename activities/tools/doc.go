@@ -10,8 +10,11 @@
 //
 // It must never crash the worker (panics inside tools are recovered), hand
 // the model an unbounded result (content is cut to the registry's byte
-// limit), or let a built-in tool read outside its workspace root. It does no
-// scheduling: Mode is advice that the caller's step planner enforces.
+// limit), let a built-in tool read outside its workspace root, or list or
+// read a name its deny list withholds (dotfiles and keys by default). The
+// file tools have no default root: whoever registers them names one. It
+// does no scheduling: Mode is advice that the caller's step planner
+// enforces.
 //
 // Invariants: a Registry is immutable after construction and safe for
 // concurrent use; tool names are unique and match ^[a-zA-Z0-9_-]{1,64}$;

@@ -35,10 +35,12 @@ func noEnv(string) string { return "" }
 // exits 0. Its data directory then holds the agent for --dev to show.
 func TestDemoRunsAnAgentEndToEndAndExitsZero(t *testing.T) {
 	out, stderr := &syncBuffer{}, &syncBuffer{}
-	code := run([]string{"--demo", "--data-dir", t.TempDir(), "--workspace", "../.."}, noEnv, stderr,
+	dir := t.TempDir()
+	code := run([]string{"--demo", "--data-dir", dir, "--workspace", "../.."}, noEnv, stderr,
 		fx.Supply(fx.Annotate(out, fx.As(new(io.Writer)), fx.ResultTags(`name:"demo.out"`))))
 	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", out, stderr)
-	for _, want := range []string{"scripted demo model", "user:", "tool call:   current_time", "tool result: calculate → 391", "assistant:", "turn 1 completed"} {
+	for _, want := range []string{"scripted demo model", "user:", "tool call:   current_time", "tool result: calculate → 391",
+		"tool call:   read_file", "# Tether", "assistant:", "turn 1 completed", "--dev --data-dir " + dir + " --workspace ../.."} {
 		require.Contains(t, out.String(), want)
 	}
 	require.Regexp(t, `tool result: read_file → .*# Tether\n(.*\n){4} *… \(\d+ more lines, \d+ bytes in all; full text: starter log --json demo-\d{8}-\d{6}\)\n`,

@@ -8,11 +8,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"go.uber.org/fx"
 
+	"github.com/tetherdev/tether/activities/stream"
+	"github.com/tetherdev/tether/activities/tools"
 	"github.com/tetherdev/tether/signals"
 	"github.com/tetherdev/tether/workflows"
 )
@@ -41,24 +45,44 @@ type Config struct {
 	Address, Namespace string
 	// NoSearchAttributes skips registering and writing search attributes.
 	NoSearchAttributes bool
-	// StreamAddr is where the worker serves live model chunks; StreamURL is
-	// the base URL clients use to reach it (default http://StreamAddr).
-	StreamAddr, StreamURL string
-
 	// Verbose shows fx's own log and, when the worker cannot start, the
 	// whole error chain above the one sentence.
 	Verbose bool
 
+	Stream   StreamConfig
 	Provider ProviderConfig
 	Tools    ToolsConfig
 	Workflow workflows.Config
 	Codec    CodecConfig
 }
 
+// StreamConfig configures the endpoint serving live model chunks.
+type StreamConfig struct {
+	// Addr is where the worker serves them; URL is the base URL clients
+	// reach it at (default http://, or https:// with TLS, and the bound
+	// address).
+	Addr, URL string
+	// TLSCert and TLSKey are PEM files: both set serves HTTPS, neither
+	// plain HTTP (for loopback, or behind a proxy that terminates TLS).
+	TLSCert, TLSKey string
+	// MaxSubscribers bounds the open subscriptions of the worker, and
+	// MaxSubscribersPerStream those of one model call.
+	MaxSubscribers, MaxSubscribersPerStream int
+}
+
+// TLS reports whether the endpoint serves HTTPS.
+func (c StreamConfig) TLS() bool { return c.TLSCert != "" }
+
 // ToolsConfig configures built-in tools.
 type ToolsConfig struct {
-	// Workspace confines read_file and list_files; empty disables them.
+	// Workspace confines read_file and list_files. Empty (the default)
+	// registers neither: no directory is safe to expose unasked, least of
+	// all the worker's current one. The demo alone defaults it to the
+	// directory it runs in, whose README.md it reads.
 	Workspace string
+	// Deny lists the file name patterns the file tools withhold (see
+	// tools.WorkspaceOptions.Deny); empty withholds nothing.
+	Deny []string
 }
 
 // Load parses args and reads env (os.Getenv in production). With -h it
@@ -66,7 +90,7 @@ type ToolsConfig struct {
 // one line that says what to change.
 func Load(args []string, env func(string) string, stderr io.Writer) (Config, error) {
 	c := Config{TaskQueue: signals.TaskQueue}
-	fs, demo, keyEnv, cf := flags(&c, env)
+	fs, p := flags(&c, env)
 	fs.SetOutput(io.Discard)
 	switch err := fs.Parse(args); {
 	case errors.Is(err, flag.ErrHelp):
@@ -79,45 +103,73 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 	if fs.NArg() > 0 {
 		return Config{}, fmt.Errorf("unexpected arguments %q: the worker takes flags only (worker -h lists them)", fs.Args())
 	}
-	if !*demo {
+	if !p.demo {
 		c.Demo = ""
 	}
-	if err := c.Provider.loadKeys(*keyEnv, env); err != nil {
+	if p.demo && c.Tools.Workspace == "" {
+		c.Tools.Workspace = "." // the demo agent reads the README.md next to it
+	}
+	c.Tools.Deny = splitList(p.deny)
+	if err := c.Provider.loadKeys(p.keyEnv, env); err != nil {
 		return Config{}, err
 	}
 	c.Workflow.NoSearchAttributes = c.NoSearchAttributes
-	if err := cf.resolve(&c, env); err != nil {
+	if err := p.codec.resolve(&c, env); err != nil {
 		return Config{}, err
 	}
 	return c, c.Validate()
 }
 
-// flags declares the worker's flags over c.
-func flags(c *Config, env func(string) string) (fs *flag.FlagSet, demo *bool, keyEnv *string, cf *codecFlags) {
-	fs = flag.NewFlagSet("worker", flag.ContinueOnError)
+// pending holds flag values Load resolves once all flags are parsed.
+type pending struct {
+	demo         bool
+	keyEnv, deny string
+	codec        codecFlags
+}
+
+// flags declares the worker's flags over c and p.
+func flags(c *Config, env func(string) string) (*flag.FlagSet, *pending) {
+	p := &pending{}
+	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
 	fs.StringVar(&c.TaskQueue, "task-queue", c.TaskQueue, "task queue of agent workflows and activities")
 	fs.BoolVar(&c.Dev, "dev", false, "run an embedded Temporal server (SQLite in --data-dir) with the Web UI")
 	fs.StringVar(&c.DataDir, "data-dir", DefaultDataDir, "data directory of the embedded server")
 	fs.IntVar(&c.GRPCPort, "port", DefaultGRPCPort, "gRPC port of the embedded server")
 	fs.IntVar(&c.UIPort, "ui-port", DefaultUIPort, "Web UI port of the embedded server (0 = no UI)")
-	demo = fs.Bool("demo", false, "run one demo agent end to end on an embedded server and exit")
+	fs.BoolVar(&p.demo, "demo", false, "run one demo agent end to end on an embedded server and exit")
 	fs.StringVar(&c.Demo, "prompt", DemoPrompt, "prompt of the demo agent")
 	fs.StringVar(&c.Address, "address", "", "Temporal frontend host:port (default from TEMPORAL_ADDRESS or profile)")
 	fs.StringVar(&c.Namespace, "namespace", "", "Temporal namespace (default from TEMPORAL_NAMESPACE or profile)")
 	fs.BoolVar(&c.NoSearchAttributes, "no-search-attributes", false, "do not register or write Tether's search attributes")
-	fs.StringVar(&c.StreamAddr, "stream-addr", "127.0.0.1:0", "address serving live model chunks (Server-Sent Events)")
-	fs.StringVar(&c.StreamURL, "stream-url", "", "base URL clients reach --stream-addr at (default http://<bound address>)")
 	fs.BoolVar(&c.Verbose, "v", false, "shorthand for --verbose")
 	fs.BoolVar(&c.Verbose, "verbose", false, "log fx's wiring and print whole startup errors")
-	keyEnv, cf = new(string), new(codecFlags)
-	providerFlags(fs, &c.Provider, keyEnv, env)
-	fs.StringVar(&c.Tools.Workspace, "workspace", ".", "directory read_file and list_files are confined to (empty disables them)")
+	fs.StringVar(&c.Stream.Addr, "stream-addr", "127.0.0.1:0", "address serving live model chunks (Server-Sent Events)")
+	fs.StringVar(&c.Stream.URL, "stream-url", "", "base URL clients reach --stream-addr at (default http(s)://<bound address>)")
+	fs.StringVar(&c.Stream.TLSCert, "stream-tls-cert", "", "PEM certificate (chain) to serve live model chunks over HTTPS; needs --stream-tls-key")
+	fs.StringVar(&c.Stream.TLSKey, "stream-tls-key", "", "PEM private key of --stream-tls-cert")
+	fs.IntVar(&c.Stream.MaxSubscribers, "stream-max-subscribers", stream.DefaultMaxSubscribers, "most live stream subscriptions the worker serves at once (then 503)")
+	fs.IntVar(&c.Stream.MaxSubscribersPerStream, "stream-max-per-stream", stream.DefaultMaxSubscribersPerStream, "most subscriptions to one model call's stream (then 429)")
+	providerFlags(fs, &c.Provider, &p.keyEnv, env)
+	fs.StringVar(&c.Tools.Workspace, "workspace", "", "directory read_file and list_files are confined to (default: none, so no file tools; --demo: the current directory)")
+	fs.StringVar(&p.deny, "workspace-deny", strings.Join(tools.DefaultDeny(), ","), "comma-separated file name patterns the file tools neither list nor read (empty: none)")
 	fs.DurationVar(&c.Workflow.ToolTimeout, "tool-timeout", workflows.DefaultToolTimeout, "tool activity timeout")
 	fs.DurationVar(&c.Workflow.ModelTimeout, "model-timeout", workflows.DefaultModelTimeout, "model activity timeout")
 	fs.IntVar(&c.Workflow.MaxRunTurns, "max-run-turns", 0, "continue an agent as new after this many turns in one run (0: when Temporal suggests)")
 	fs.IntVar(&c.Workflow.MaxRunEvents, "max-run-events", 0, "continue an agent as new once its run has this many history events (0: when Temporal suggests)")
-	cf.register(fs, env, &c.Codec)
-	return fs, demo, keyEnv, cf
+	p.codec.register(fs, env, &c.Codec)
+	return fs, p
+}
+
+// splitList splits a comma-separated flag value; empty is an empty,
+// non-nil list.
+func splitList(v string) []string {
+	out := []string{}
+	for _, item := range strings.Split(v, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
 }
 
 func envOr(env func(string) string, key, def string) string {
@@ -145,7 +197,27 @@ func (c Config) Validate() error {
 		errs = append(errs, errors.New("--tool-timeout and --model-timeout must be at least 1s"))
 	}
 	errs = append(errs, c.validateCodec()...)
-	return errors.Join(errs...)
+	return errors.Join(append(errs, c.Stream.validate()...)...)
+}
+
+func (c StreamConfig) validate() []error {
+	var errs []error
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		errs = append(errs, errors.New("--stream-tls-cert and --stream-tls-key go together"))
+	}
+	if c.URL != "" {
+		p, err := url.Parse(c.URL)
+		switch {
+		case err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "":
+			errs = append(errs, fmt.Errorf("--stream-url %q is not an http(s) URL", c.URL))
+		case c.TLS() && p.Scheme != "https":
+			errs = append(errs, fmt.Errorf("--stream-url %q must be https:// when the worker serves TLS", c.URL))
+		}
+	}
+	if c.MaxSubscribers < 1 || c.MaxSubscribersPerStream < 1 {
+		errs = append(errs, errors.New("--stream-max-subscribers and --stream-max-per-stream must be at least 1"))
+	}
+	return errs
 }
 
 // Embedded reports whether the process runs its own Temporal server.
@@ -157,6 +229,6 @@ func (c Config) DataPath() (string, error) { return filepath.Abs(c.DataDir) }
 // Module supplies the configuration and its parts.
 func Module(c Config) fx.Option {
 	return fx.Module("config",
-		fx.Supply(c, c.Provider, c.Tools, c.Workflow),
+		fx.Supply(c, c.Provider, c.Tools, c.Workflow, c.Stream),
 	)
 }

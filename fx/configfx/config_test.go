@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/tetherdev/tether/activities/stream"
+	"github.com/tetherdev/tether/activities/tools"
 )
 
 func TestLoadRejectsBadConfigurationWithClearErrors(t *testing.T) {
@@ -27,6 +30,12 @@ func TestLoadRejectsBadConfigurationWithClearErrors(t *testing.T) {
 		{"tiny timeout", []string{"--tool-timeout", "10ms"}, nil, "at least 1s"},
 		{"stray argument", []string{"run"}, nil, `unexpected arguments ["run"]`},
 		{"unknown flag", []string{"--nope"}, nil, "flag provided but not defined: -nope: worker -h lists the flags"},
+		{"tls cert without key", []string{"--stream-tls-cert", "cert.pem"}, nil, "--stream-tls-cert and --stream-tls-key go together"},
+		{"tls key without cert", []string{"--stream-tls-key", "key.pem"}, nil, "--stream-tls-cert and --stream-tls-key go together"},
+		{"http url with tls", []string{"--stream-tls-cert", "c.pem", "--stream-tls-key", "k.pem", "--stream-url", "http://w:7243"}, nil, "must be https://"},
+		{"stream url not a url", []string{"--stream-url", "worker:7243"}, nil, "is not an http(s) URL"},
+		{"no stream subscribers", []string{"--stream-max-subscribers", "0"}, nil, "must be at least 1"},
+		{"no subscribers per stream", []string{"--stream-max-per-stream", "0"}, nil, "must be at least 1"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -129,4 +138,42 @@ func TestAnthropicNeedsOnlyItsKey(t *testing.T) {
 	require.True(t, cfg.Provider.AnthropicConfigured())
 	require.Equal(t, "sk-ant", cfg.Provider.AnthropicAPIKey)
 	require.Empty(t, cfg.Provider.AnthropicBaseURL, "the adapter's default, https://api.anthropic.com")
+}
+
+func TestFileToolsNeedAnExplicitWorkspaceExceptInTheDemo(t *testing.T) {
+	noEnv := func(string) string { return "" }
+	cfg, err := Load(nil, noEnv, io.Discard)
+	require.NoError(t, err)
+	require.Empty(t, cfg.Tools.Workspace, "the worker's current directory is never a default")
+	require.Equal(t, tools.DefaultDeny(), cfg.Tools.Deny)
+
+	cfg, err = Load([]string{"--demo"}, noEnv, io.Discard)
+	require.NoError(t, err)
+	require.Equal(t, ".", cfg.Tools.Workspace, "the demo reads the README.md it runs next to")
+
+	cfg, err = Load([]string{"--demo", "--workspace", "/srv/docs", "--workspace-deny", "*.pem, secrets*"}, noEnv, io.Discard)
+	require.NoError(t, err)
+	require.Equal(t, "/srv/docs", cfg.Tools.Workspace)
+	require.Equal(t, []string{"*.pem", "secrets*"}, cfg.Tools.Deny)
+
+	cfg, err = Load([]string{"--workspace", "docs", "--workspace-deny", ""}, noEnv, io.Discard)
+	require.NoError(t, err)
+	require.NotNil(t, cfg.Tools.Deny)
+	require.Empty(t, cfg.Tools.Deny, "an empty flag withholds nothing rather than falling back to the default")
+}
+
+func TestStreamDefaultsServePlainHTTPOnLoopbackWithLimits(t *testing.T) {
+	cfg, err := Load(nil, func(string) string { return "" }, io.Discard)
+	require.NoError(t, err)
+	require.Equal(t, StreamConfig{
+		Addr:                    "127.0.0.1:0",
+		MaxSubscribers:          stream.DefaultMaxSubscribers,
+		MaxSubscribersPerStream: stream.DefaultMaxSubscribersPerStream,
+	}, cfg.Stream)
+	require.False(t, cfg.Stream.TLS())
+
+	cfg, err = Load([]string{"--stream-tls-cert", "c.pem", "--stream-tls-key", "k.pem", "--stream-url", "https://worker-1:7243"},
+		func(string) string { return "" }, io.Discard)
+	require.NoError(t, err)
+	require.True(t, cfg.Stream.TLS())
 }

@@ -101,6 +101,9 @@ func Run(ctx context.Context, p Params, out io.Writer) error {
 	if p.Config.DataDir != configfx.DefaultDataDir {
 		dev += " --data-dir " + p.Config.DataDir
 	}
+	if ws := p.Config.Tools.Workspace; ws != "" {
+		dev += " --workspace " + ws // the demo agent names the file tools
+	}
 	fmt.Fprintf(out, "\nAgent %s is %s after turn %d. Inspect it in the Web UI: %s\n", id, st.Status, st.Turn, dev)
 	return settled(log)
 }

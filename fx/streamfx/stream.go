@@ -1,16 +1,19 @@
 // Package streamfx serves live model chunks from the worker: the activities'
-// stream hub behind an HTTP endpoint (Server-Sent Events). Each worker serves
-// the streams of the model calls it runs; clients find a call's stream URL in
-// its activity's heartbeat details, so several workers need no broker.
+// stream hub behind an HTTP endpoint (Server-Sent Events), over TLS when
+// configured. Each worker serves the streams of the model calls it runs;
+// clients find a call's stream URL and token in its activity's heartbeat
+// details, so several workers need no broker.
 package streamfx
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"time"
 
 	"go.uber.org/fx"
 
@@ -23,10 +26,19 @@ import (
 // Module provides the hub and activities.LiveStreams, served while the app runs.
 var Module = fx.Module("stream", fx.Provide(New))
 
+// Server timeouts. A stream response outlives any WriteTimeout, so the
+// handler bounds each write itself; these bound what comes before it and
+// the idle time between requests.
+const (
+	readHeaderTimeout = 10 * time.Second
+	idleTimeout       = 2 * time.Minute
+	maxHeaderBytes    = 16 << 10
+)
+
 // Params are New's dependencies.
 type Params struct {
 	fx.In
-	Config    configfx.Config
+	Config    configfx.StreamConfig
 	Lifecycle fx.Lifecycle
 	Logger    *slog.Logger
 }
@@ -38,28 +50,39 @@ type Result struct {
 	Streams activities.LiveStreams
 }
 
-// New binds the stream address at construction (the advertised URL needs
-// the port) and serves it from start to stop.
+// New loads the TLS key pair and binds the stream address at construction,
+// so a bad file or a taken port stops the worker before it starts (and the
+// advertised URL needs the port), then serves from start to stop.
 func New(p Params) (Result, error) {
-	ln, err := net.Listen("tcp", p.Config.StreamAddr)
+	c := p.Config
+	tlsConfig, err := serverTLS(c)
 	if err != nil {
-		return Result{}, &startup.Error{Problem: fmt.Sprintf("cannot serve live streams on %s (%v)", p.Config.StreamAddr, err),
+		return Result{}, &startup.Error{Problem: "cannot load the live stream TLS key pair (" + err.Error() + ")",
+			Fix: "point --stream-tls-cert and --stream-tls-key at a PEM certificate and its key", Err: err}
+	}
+	ln, err := net.Listen("tcp", c.Addr)
+	if err != nil {
+		return Result{}, &startup.Error{Problem: fmt.Sprintf("cannot serve live streams on %s (%v)", c.Addr, err),
 			Fix: "choose another address with --stream-addr (127.0.0.1:0 picks a free port)", Err: err}
 	}
-	base := p.Config.StreamURL
+	base := c.URL
 	if base == "" {
-		base = "http://" + ln.Addr().String()
+		base = scheme(c) + "://" + ln.Addr().String()
 	}
-	hub := stream.NewHub(stream.HubOptions{})
-	srv := &http.Server{Handler: hub.Handler(), ReadHeaderTimeout: 10 * 1e9}
+	hub := stream.NewHub(stream.HubOptions{MaxSubscribers: c.MaxSubscribers, MaxSubscribersPerStream: c.MaxSubscribersPerStream})
+	srv := &http.Server{
+		Handler:           hub.Handler(),
+		TLSConfig:         tlsConfig,
+		ReadHeaderTimeout: readHeaderTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		// Failed handshakes and the like: no token is in them.
+		ErrorLog: slog.NewLogLogger(p.Logger.Handler(), slog.LevelDebug),
+	}
 	p.Lifecycle.Append(fx.Hook{
 		OnStart: func(context.Context) error {
-			go func() {
-				if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-					p.Logger.Error("Live stream server failed", "error", err)
-				}
-			}()
-			p.Logger.Info("Serving live model streams", "url", base)
+			go serve(srv, ln, p.Logger)
+			p.Logger.Info("Serving live model streams", "url", base, "tls", c.TLS())
 			return nil
 		},
 		OnStop: func(ctx context.Context) error {
@@ -68,4 +91,36 @@ func New(p Params) (Result, error) {
 		},
 	})
 	return Result{Hub: hub, Streams: activities.HubStreams{Hub: hub, BaseURL: base}}, nil
+}
+
+// serve runs srv on ln until Shutdown, over TLS when srv has a TLSConfig.
+func serve(srv *http.Server, ln net.Listener, logger *slog.Logger) {
+	var err error
+	if srv.TLSConfig != nil {
+		err = srv.ServeTLS(ln, "", "") // the key pair is in TLSConfig
+	} else {
+		err = srv.Serve(ln)
+	}
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
+		logger.Error("Live stream server failed", "error", err)
+	}
+}
+
+// serverTLS loads the configured key pair, or returns nil for plain HTTP.
+func serverTLS(c configfx.StreamConfig) (*tls.Config, error) {
+	if !c.TLS() {
+		return nil, nil
+	}
+	cert, err := tls.LoadX509KeyPair(c.TLSCert, c.TLSKey)
+	if err != nil {
+		return nil, fmt.Errorf("live stream TLS key pair (%s, %s): %w", c.TLSCert, c.TLSKey, err)
+	}
+	return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
+}
+
+func scheme(c configfx.StreamConfig) string {
+	if c.TLS() {
+		return "https"
+	}
+	return "http"
 }

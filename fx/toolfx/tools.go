@@ -1,7 +1,8 @@
 // Package toolfx provides the worker's tool registry: the built-in tools
-// (current_time, calculate, and read_file/list_files confined to the
-// workspace) plus any tools.Tool contributed to the "tether.tools" value
-// group by the embedding application.
+// (current_time, calculate, and, only when a workspace is configured,
+// read_file/list_files confined to it and its deny list) plus any
+// tools.Tool contributed to the "tether.tools" value group by the embedding
+// application.
 package toolfx
 
 import (
@@ -32,7 +33,7 @@ type Params struct {
 func New(p Params) (*tools.Registry, error) {
 	all := []tools.Tool{tools.CurrentTime(time.Now), tools.Calculator()}
 	if p.Config.Workspace != "" {
-		ws, err := tools.Workspace(p.Config.Workspace)
+		ws, err := tools.Workspace(tools.WorkspaceOptions{Root: p.Config.Workspace, Deny: p.Config.Deny})
 		if err != nil {
 			return nil, badWorkspace(p.Config.Workspace, err)
 		}

@@ -113,6 +113,7 @@ type Params struct {
 // fatal worker error shuts the app down with exit code 1.
 func New(p Params) worker.Worker {
 	w := worker.New(p.Client, p.Config.TaskQueue, worker.Options{
+		BuildID: BuildID(),
 		OnFatalError: func(err error) {
 			p.Logger.Error("Worker failed", "error", err)
 			_ = p.Shutdowner.Shutdown(fx.ExitCode(1))

@@ -51,7 +51,9 @@ func start(ctx context.Context, e env, args []string) error {
 	fs.StringVar(&o.Options.Provider, "provider", "", "")
 	fs.StringVar(&o.Options.Model, "model", "", "")
 	fs.StringVar(&o.Options.SystemPrompt, "system", "", "")
-	toolList := fs.String("tools", "current_time,calculate,read_file,list_files", "")
+	// File tools are opt-in: they exist only on a worker given --workspace,
+	// and an agent naming a tool its worker lacks fails every model call.
+	toolList := fs.String("tools", "current_time,calculate", "")
 	waitIdle := fs.Bool("wait", false, "")
 	live := fs.Bool("stream", false, "")
 	pos, err := parse(fs, args, "MESSAGE")

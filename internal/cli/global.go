@@ -15,6 +15,8 @@ var errHelp = errors.New("help")
 // global is the command line before the command's own flags.
 type global struct {
 	address, namespace, taskQueue string
+	// streamCA is a PEM file of CAs trusted for workers' live token streams.
+	streamCA string
 	// verbose prints whole errors, not only the sentence that explains them.
 	verbose bool
 	command string
@@ -29,6 +31,7 @@ func parseGlobal(args []string) (global, error) {
 	fs.StringVar(&g.address, "address", "", "")
 	fs.StringVar(&g.namespace, "namespace", "", "")
 	fs.StringVar(&g.taskQueue, "task-queue", signals.TaskQueue, "")
+	fs.StringVar(&g.streamCA, "stream-ca", "", "")
 	fs.BoolVar(&g.verbose, "v", false, "")
 	fs.BoolVar(&g.verbose, "verbose", false, "")
 	err := fs.Parse(args)

@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/contrib/envconfig"
 	"go.temporal.io/sdk/converter"
 
+	"github.com/tetherdev/tether/activities/stream"
 	"github.com/tetherdev/tether/agent"
 	"github.com/tetherdev/tether/codec"
 	"github.com/tetherdev/tether/internal/startup"
@@ -36,6 +37,8 @@ const Usage = `usage: starter [connection flags] COMMAND [flags] ARGS
 
 commands:
   start [--id ID] [--provider P] [--model M] [--system TEXT] [--tools a,b] [--wait|--stream] MESSAGE
+                                   (--tools default current_time,calculate; read_file and
+                                    list_files need a worker started with --workspace DIR)
   followup [--no-ack] ID MESSAGE   queue a message for a turn of its own (wakes the agent)
   steer [--no-ack] ID MESSAGE      queue a message for the next step (wakes the agent)
   inject [--no-ack] ID MESSAGE     queue a message for the next step (does not wake)
@@ -52,6 +55,8 @@ commands:
 
 connection flags (defaults from TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, profiles):
   --address HOST:PORT  --namespace NS  --task-queue Q  -v|--verbose (whole errors)
+  --stream-ca FILE     CA (PEM) trusted for workers serving live tokens over TLS
+                       (default: the system's roots)
 
 payload encryption: the worker's keys in TETHER_CODEC_KEYS or TETHER_CODEC_KEY_FILE
 (active key TETHER_CODEC_KEY_ID), else the profile's codec endpoint, if any
@@ -109,12 +114,18 @@ func (s Starter) run(ctx context.Context, g global) error {
 	if !ok {
 		return fmt.Errorf("%w: unknown command %q", ErrUsage, g.command)
 	}
+	streams, err := stream.NewClient(stream.ClientOptions{CAFile: g.streamCA})
+	if err != nil {
+		return &startup.Error{Problem: "cannot use --stream-ca " + g.streamCA + " (" + err.Error() + ")",
+			Fix: "point it at a PEM file of CA certificates, or leave it out to trust the system's roots", Err: err}
+	}
 	c, dc, err := s.connect(ctx, g.address, g.namespace)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	return cmd(ctx, env{s: s, agents: agent.New(c, g.taskQueue, agent.WithDataConverter(dc))}, g.args)
+	agents := agent.New(c, g.taskQueue, agent.WithDataConverter(dc), agent.WithStreamClient(streams))
+	return cmd(ctx, env{s: s, agents: agents}, g.args)
 }
 
 // connect dials Temporal with the data converter the worker uses: local

@@ -15,6 +15,9 @@ func streamUntilIdle(ctx context.Context, e env, h *agent.Handle) error {
 		defer close(done)
 		for ev, err := range h.Tokens(tctx) {
 			if err != nil {
+				if tctx.Err() == nil { // not just the end of the wait
+					e.printf("\n[live tokens unavailable: %v]\n", err)
+				}
 				return
 			}
 			printToken(e, ev)

@@ -9,7 +9,13 @@
 // Storage: with Options.DataDir set, state lives in DataDir/temporal.db (WAL
 // journal) next to a version stamp naming the server release that created
 // it, so open workflows survive a restart. With DataDir empty, each Start
-// gets a fresh, uniquely named in-memory database.
+// gets a fresh, uniquely named in-memory database. The data directory holds
+// every agent's conversation, so it is private to the user: created 0700,
+// the database (with its WAL files), stamp and lock 0600. An existing
+// directory that is more open is tightened when it holds nothing but the
+// server's files, and refused (ErrDataDirNotPrivate, saying how to fix it)
+// when it holds anything else, which a mistaken --data-dir must not lock
+// others out of.
 //
 // It must never:
 //   - delete, migrate or "repair" an existing data directory: the SQLite

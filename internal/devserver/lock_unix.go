@@ -18,7 +18,7 @@ var ErrDataDirInUse = errors.New("dev server data dir is in use by another proce
 // the server (the kernel drops it when the process dies, so a crash leaves
 // nothing to clean up).
 func lockDataDir(dir string) (release func(), err error) {
-	f, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := os.OpenFile(filepath.Join(dir, lockFileName), os.O_CREATE|os.O_RDWR, privateFileMode)
 	if err != nil {
 		return nil, fmt.Errorf("lock data dir %s: %w", dir, err)
 	}

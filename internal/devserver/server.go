@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sync"
 
 	"go.temporal.io/server/common/authorization"
@@ -45,8 +44,8 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	}
 	release := func() {}
 	if o.DataDir != "" {
-		if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
-			return nil, fmt.Errorf("create data dir %s: %w", o.DataDir, err)
+		if err := makePrivateDir(o.DataDir); err != nil {
+			return nil, err
 		}
 		if release, err = lockDataDir(o.DataDir); err != nil {
 			return nil, err

@@ -19,6 +19,7 @@ import (
 const (
 	dbFileName    = "temporal.db"
 	stampFileName = "temporal.version"
+	lockFileName  = "lock"
 )
 
 // ServerVersion names the embedded server release. It is stamped next to the
@@ -77,21 +78,29 @@ func sqlConfig(dataDir string) *config.SQL {
 	}
 }
 
-// prepareDataDir creates dir and a fresh database with its stamp, or checks
-// the stamp of an existing database.
+// prepareDataDir creates a fresh database with its stamp in dir (which
+// Start made private), or checks the stamp of an existing database. The
+// server's files are made private once the stamp is known to be good: the
+// files of a refused database are left as they were found.
 func prepareDataDir(dir string, cfg *config.SQL) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create data dir: %w", err)
-	}
 	_, err := os.Stat(cfg.DatabaseName)
 	switch {
 	case err == nil:
-		return checkStamp(dir)
+		if err := checkStamp(dir); err != nil {
+			return err
+		}
+		return makePrivateFiles(dir)
 	case !errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("stat database: %w", err)
 	}
+	if err := makePrivateFiles(dir); err != nil {
+		return err
+	}
 	// Stamp first: a database without a stamp is refused, never guessed at.
 	if err := writeStamp(dir); err != nil {
+		return err
+	}
+	if err := createPrivateFile(cfg.DatabaseName); err != nil {
 		return err
 	}
 	if err := sqliteschema.SetupSchema(cfg); err != nil {
@@ -121,11 +130,22 @@ func checkStamp(dir string) error {
 func writeStamp(dir string) error {
 	path := filepath.Join(dir, stampFileName)
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(ServerVersion+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(tmp, []byte(ServerVersion+"\n"), privateFileMode); err != nil {
 		return fmt.Errorf("write version stamp: %w", err)
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("write version stamp: %w", err)
 	}
 	return nil
+}
+
+// createPrivateFile creates the empty database file 0600 before SQLite opens
+// it: SQLite would create it with the umask's mode, and gives its WAL and
+// shared-memory files the database file's mode.
+func createPrivateFile(path string) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, privateFileMode)
+	if err != nil {
+		return fmt.Errorf("create database %s: %w", path, err)
+	}
+	return f.Close()
 }
