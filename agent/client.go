@@ -41,7 +41,7 @@ func WithDataConverter(dc converter.DataConverter) Option {
 }
 
 // WithStreamClient reads live token streams (Handle.Tokens) with hc, e.g.
-// one from stream.NewClient that trusts the CA of workers serving them over
+// one from NewStreamClient that trusts the CA of workers serving them over
 // TLS. Its Timeout must be zero, or it cuts streams off.
 func WithStreamClient(hc *http.Client) Option {
 	return func(r *Client) { r.streams = hc }

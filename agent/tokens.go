@@ -5,12 +5,8 @@ import (
 	"errors"
 	"iter"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
 
-	"github.com/tetherdev/tether/activities/llm"
-	"github.com/tetherdev/tether/activities/stream"
 	"github.com/tetherdev/tether/signals"
 )
 
@@ -31,11 +27,11 @@ const (
 // TokenEvent is one live event of an agent's model calls. Token events are
 // transient: the durable fact is the assistant message in the log.
 type TokenEvent struct {
-	Kind    TokenKind `json:"kind"`
-	Turn    int       `json:"turn"`
-	Step    int       `json:"step"`
-	Attempt int32     `json:"attempt"`
-	Chunk   llm.Chunk `json:"chunk,omitempty"`
+	Kind    TokenKind     `json:"kind"`
+	Turn    int           `json:"turn"`
+	Step    int           `json:"step"`
+	Attempt int32         `json:"attempt"`
+	Chunk   signals.Chunk `json:"chunk,omitempty"`
 }
 
 // Tokens yields the live chunks of the agent's model calls as they stream,
@@ -44,7 +40,7 @@ type TokenEvent struct {
 // it needs the right to read the workflow) and reads it from the worker
 // that runs the call, so it needs no broker and writes nothing to history.
 // Providers that do not stream yield nothing. A worker refusing for load
-// ends the iteration with stream.ErrHubBusy or stream.ErrStreamBusy.
+// ends the iteration with signals.ErrHubBusy or signals.ErrStreamBusy.
 func (h *Handle) Tokens(ctx context.Context) iter.Seq2[TokenEvent, error] {
 	return func(yield func(TokenEvent, error) bool) {
 		read := map[signals.StreamLocator]bool{} // streams already followed to their end
@@ -76,13 +72,13 @@ func (h *Handle) Tokens(ctx context.Context) iter.Seq2[TokenEvent, error] {
 
 // follow reads one stream to its end; false stops the iteration.
 func (h *Handle) follow(ctx context.Context, loc signals.StreamLocator, base TokenEvent, yield func(TokenEvent, error) bool) bool {
-	for ev, err := range stream.Read(ctx, h.streamClient(), loc.URL, loc.Token, 0) {
+	for ev, err := range ReadStream(ctx, h.streamClient(), loc.URL, loc.Token, 0) {
 		switch {
-		case errors.Is(err, stream.ErrNoStream):
+		case errors.Is(err, signals.ErrNoStream):
 			return true // already over and gone: its message is in the log
 		case err != nil && ctx.Err() != nil:
 			return false
-		case errors.Is(err, stream.ErrHubBusy), errors.Is(err, stream.ErrStreamBusy):
+		case errors.Is(err, signals.ErrHubBusy), errors.Is(err, signals.ErrStreamBusy):
 			yield(TokenEvent{}, err)
 			return false
 		case err != nil: // the worker went away mid-call: treat as a failed attempt
@@ -91,9 +87,9 @@ func (h *Handle) follow(ctx context.Context, loc signals.StreamLocator, base Tok
 		}
 		e := base
 		switch ev.Kind {
-		case stream.KindChunk:
+		case signals.StreamChunk:
 			e.Kind, e.Chunk = TokenChunk, *ev.Chunk
-		case stream.KindDone:
+		case signals.StreamDone:
 			e.Kind = TokenDone
 		default:
 			e.Kind = TokenReset
@@ -130,18 +126,8 @@ func (h *Handle) liveStream(ctx context.Context) (*signals.StreamLocator, int, i
 		if err := h.dc.FromPayloads(pa.GetHeartbeatDetails(), &loc); err != nil || loc.URL == "" {
 			continue
 		}
-		turn, step := parseModelID(pa.GetActivityId())
+		turn, step, _ := signals.ParseModelActivityID(pa.GetActivityId())
 		return &loc, turn, step, nil
 	}
 	return nil, 0, 0, nil
-}
-
-// parseModelID reads turn and step from a model activity ID "model-T-S".
-func parseModelID(id string) (turn, step int) {
-	parts := strings.Split(id, "-")
-	if len(parts) == 3 {
-		turn, _ = strconv.Atoi(parts[1])
-		step, _ = strconv.Atoi(parts[2])
-	}
-	return turn, step
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tetherdev/tether/activities/llm"
 	"github.com/tetherdev/tether/activities/stream"
+	"github.com/tetherdev/tether/agent"
 )
 
 // BenchmarkHubLatency measures the time from Emit to a Read over HTTP
@@ -24,7 +25,7 @@ func BenchmarkHubLatency(b *testing.B) {
 	received := make(chan time.Time)
 	go func() {
 		defer close(received)
-		for ev, err := range stream.Read(b.Context(), srv.Client(), srv.URL+testKey.Path(), w.Token(), 0) {
+		for ev, err := range agent.ReadStream(b.Context(), srv.Client(), srv.URL+testKey.Path(), w.Token(), 0) {
 			if err != nil || ev.Kind != stream.KindChunk {
 				return
 			}

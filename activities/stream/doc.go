@@ -6,7 +6,8 @@
 // provider's chunks into it and serves it over HTTP as Server-Sent Events
 // (Hub.Handler). The activity publishes the stream's URL (Key.Path under the
 // worker's address) and its token in its heartbeat details; a client finds
-// them with DescribeWorkflowExecution and reads the stream with Read.
+// them with DescribeWorkflowExecution and reads the stream with
+// agent.ReadStream (the wire types are signals's).
 // Because the locator names the worker, this works with any number of
 // workers.
 //

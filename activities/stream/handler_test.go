@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tetherdev/tether/activities/stream"
+	"github.com/tetherdev/tether/agent"
 )
 
 // serve runs h's handler on a test server. Cleanups close the hub first,
@@ -29,7 +30,7 @@ func serve(t *testing.T, opts stream.HubOptions) (*stream.Hub, *httptest.Server)
 // readAll ranges over Read and returns what it yielded.
 func readAll(ctx context.Context, srv *httptest.Server, url, token string, from int64) ([]stream.Event, error) {
 	var got []stream.Event
-	for ev, err := range stream.Read(ctx, srv.Client(), url, token, from) {
+	for ev, err := range agent.ReadStream(ctx, srv.Client(), url, token, from) {
 		if err != nil {
 			return got, err
 		}
@@ -74,7 +75,7 @@ func TestReadReconnectsWithFrom(t *testing.T) {
 	emit(w, 5)
 
 	var first []stream.Event
-	for ev, err := range stream.Read(t.Context(), srv.Client(), url, w.Token(), 0) {
+	for ev, err := range agent.ReadStream(t.Context(), srv.Client(), url, w.Token(), 0) {
 		require.NoError(t, err)
 		first = append(first, ev)
 		if len(first) == 3 {
@@ -137,11 +138,11 @@ func TestReadFailsOnBadResponses(t *testing.T) {
 			w.Header().Set("Content-Type", "text/event-stream")
 			io.WriteString(w, "data: {\"seq\":0,\"kind\":\"chunk\",\"chunk\":{\"text\":\"t0\"}}\n\n: ping\n\n")
 			io.WriteString(w, "data: {\"seq\":1,\"kind\":\"chunk\",\"chunk\":{\"text\":\"t1\"}}\r\n\r\n")
-		}, 2, stream.ErrInterrupted, ""},
+		}, 2, agent.ErrStreamInterrupted, ""},
 		{"server ends mid-event", func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Content-Type", "text/event-stream")
 			io.WriteString(w, "data: {\"seq\":0,")
-		}, 0, stream.ErrInterrupted, ""},
+		}, 0, agent.ErrStreamInterrupted, ""},
 		{"garbled event", func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Content-Type", "text/event-stream")
 			io.WriteString(w, "data: nonsense\n\n")
@@ -202,7 +203,7 @@ func TestReadContextCancelClosesEverything(t *testing.T) {
 	var got []stream.Event
 	var err error
 	within(t, "Read after cancel", func() {
-		for ev, e := range stream.Read(ctx, srv.Client(), srv.URL+testKey.Path(), w.Token(), 0) {
+		for ev, e := range agent.ReadStream(ctx, srv.Client(), srv.URL+testKey.Path(), w.Token(), 0) {
 			if e != nil {
 				err = e
 				break
@@ -227,7 +228,7 @@ func TestHubCloseEndsResponses(t *testing.T) {
 	var got []stream.Event
 	var err error
 	within(t, "Read across Hub.Close", func() {
-		for ev, e := range stream.Read(t.Context(), srv.Client(), srv.URL+testKey.Path(), w.Token(), 0) {
+		for ev, e := range agent.ReadStream(t.Context(), srv.Client(), srv.URL+testKey.Path(), w.Token(), 0) {
 			if e != nil {
 				err = e
 				break

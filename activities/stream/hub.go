@@ -5,6 +5,8 @@ import (
 	"errors"
 	"sync"
 	"time"
+
+	"github.com/tetherdev/tether/signals"
 )
 
 // Defaults of HubOptions.
@@ -22,17 +24,16 @@ const subscriberBuffer = 64
 
 var (
 	// ErrNoStream: no stream with that key and token, or it finished longer
-	// than Linger ago. An unknown key and a wrong token are the same error,
-	// so it tells a guesser nothing about which streams exist.
-	ErrNoStream = errors.New("no such stream")
+	// than Linger ago (signals.ErrNoStream).
+	ErrNoStream = signals.ErrNoStream
 	// ErrHubClosed: the hub is closed.
 	ErrHubClosed = errors.New("stream hub closed")
 	// ErrHubBusy: the hub serves MaxSubscribers subscriptions already (over
 	// HTTP also: it is shutting down). Try again later.
-	ErrHubBusy = errors.New("stream hub busy")
+	ErrHubBusy = signals.ErrHubBusy
 	// ErrStreamBusy: the stream has MaxSubscribersPerStream subscriptions
 	// already. Only a holder of the stream's token ever gets it.
-	ErrStreamBusy = errors.New("too many subscribers to this stream")
+	ErrStreamBusy = signals.ErrStreamBusy
 )
 
 // HubOptions configures a Hub. Zero values take the defaults.

@@ -25,14 +25,10 @@ func sameToken(got, want string) bool {
 	return subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
 }
 
-// The token travels in the Authorization header as a bearer token, never in
-// the URL: URLs end up in error messages, proxy logs and shell history.
-func authorize(req *http.Request, token string) {
-	req.Header.Set("Authorization", "Bearer "+token)
-}
-
 // bearer returns the request's bearer token, "" when it has none. The
-// scheme's name is case-insensitive (RFC 9110).
+// token travels in the Authorization header, never in the URL: URLs end up
+// in error messages, proxy logs and shell history. The scheme's name is
+// case-insensitive (RFC 9110).
 func bearer(r *http.Request) string {
 	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {

@@ -14,6 +14,7 @@ import (
 	"github.com/tetherdev/tether/activities"
 	"github.com/tetherdev/tether/activities/llm"
 	"github.com/tetherdev/tether/activities/stream"
+	"github.com/tetherdev/tether/agent"
 	"github.com/tetherdev/tether/fx/configfx"
 	"github.com/tetherdev/tether/signals"
 )
@@ -47,7 +48,7 @@ func openStream(streams activities.LiveStreams) signals.StreamLocator {
 // readText reads a stream to its end with client and returns its text.
 func readText(ctx context.Context, client *http.Client, loc signals.StreamLocator) (string, error) {
 	var text strings.Builder
-	for ev, err := range stream.Read(ctx, client, loc.URL, loc.Token, 0) {
+	for ev, err := range agent.ReadStream(ctx, client, loc.URL, loc.Token, 0) {
 		if err != nil {
 			return text.String(), err
 		}
@@ -65,13 +66,13 @@ func TestStreamsAreServedOverTLSToClientsTrustingTheCA(t *testing.T) {
 	require.True(t, strings.HasPrefix(loc.URL, "https://127.0.0.1:"), loc.URL)
 	require.NotEmpty(t, loc.Token)
 
-	trusting, err := stream.NewClient(stream.ClientOptions{CAFile: pki.CAFile})
+	trusting, err := agent.NewStreamClient(agent.StreamClientOptions{CAFile: pki.CAFile})
 	require.NoError(t, err)
 	text, err := readText(t.Context(), trusting, loc)
 	require.NoError(t, err)
 	require.Equal(t, "Hello TLS", text)
 
-	system, err := stream.NewClient(stream.ClientOptions{})
+	system, err := agent.NewStreamClient(agent.StreamClientOptions{})
 	require.NoError(t, err)
 	text, err = readText(t.Context(), system, loc)
 	var unknownCA x509.UnknownAuthorityError

@@ -14,7 +14,6 @@ import (
 	"go.temporal.io/sdk/contrib/envconfig"
 	"go.temporal.io/sdk/converter"
 
-	"github.com/tetherdev/tether/activities/stream"
 	"github.com/tetherdev/tether/agent"
 	"github.com/tetherdev/tether/codec"
 	"github.com/tetherdev/tether/internal/startup"
@@ -114,7 +113,7 @@ func (s Starter) run(ctx context.Context, g global) error {
 	if !ok {
 		return fmt.Errorf("%w: unknown command %q", ErrUsage, g.command)
 	}
-	streams, err := stream.NewClient(stream.ClientOptions{CAFile: g.streamCA})
+	streams, err := agent.NewStreamClient(agent.StreamClientOptions{CAFile: g.streamCA})
 	if err != nil {
 		return &startup.Error{Problem: "cannot use --stream-ca " + g.streamCA + " (" + err.Error() + ")",
 			Fix: "point it at a PEM file of CA certificates, or leave it out to trust the system's roots", Err: err}

@@ -1,4 +1,4 @@
-package stream
+package agent
 
 import (
 	"crypto/tls"
@@ -9,18 +9,18 @@ import (
 	"os"
 )
 
-// ClientOptions configures the HTTP client that reads streams.
-type ClientOptions struct {
+// StreamClientOptions configures the HTTP client that reads live streams.
+type StreamClientOptions struct {
 	// CAFile is a PEM file of the certificate authorities trusted for
 	// https stream URLs, e.g. the one that signed a worker's
 	// --stream-tls-cert. Empty trusts the system's roots.
 	CAFile string
 }
 
-// NewClient returns a client for Read: no overall timeout (it would cut
-// streams off), TLS 1.2 at least, trusting o.CAFile's authorities or the
-// system's. Plain http URLs work with it too.
-func NewClient(o ClientOptions) (*http.Client, error) {
+// NewStreamClient returns a client for ReadStream and WithStreamClient: no
+// overall timeout (it would cut streams off), TLS 1.2 at least, trusting
+// o.CAFile's authorities or the system's. Plain http URLs work with it too.
+func NewStreamClient(o StreamClientOptions) (*http.Client, error) {
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
 	if o.CAFile != "" {
 		pool, err := loadCAs(o.CAFile)

@@ -1,4 +1,4 @@
-package stream_test
+package agent_test
 
 import (
 	"os"
@@ -7,20 +7,20 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/tetherdev/tether/activities/stream"
+	"github.com/tetherdev/tether/agent"
 )
 
-func TestNewClientRefusesAnUnusableCAFile(t *testing.T) {
+func TestNewStreamClientRefusesAnUnusableCAFile(t *testing.T) {
 	dir := t.TempDir()
 	notPEM := filepath.Join(dir, "ca.pem")
 	require.NoError(t, os.WriteFile(notPEM, []byte("not a certificate"), 0o600))
 
-	_, err := stream.NewClient(stream.ClientOptions{CAFile: filepath.Join(dir, "missing.pem")})
+	_, err := agent.NewStreamClient(agent.StreamClientOptions{CAFile: filepath.Join(dir, "missing.pem")})
 	require.ErrorContains(t, err, "stream CA file")
-	_, err = stream.NewClient(stream.ClientOptions{CAFile: notPEM})
+	_, err = agent.NewStreamClient(agent.StreamClientOptions{CAFile: notPEM})
 	require.ErrorContains(t, err, "no PEM certificates")
 
-	c, err := stream.NewClient(stream.ClientOptions{})
+	c, err := agent.NewStreamClient(agent.StreamClientOptions{})
 	require.NoError(t, err)
 	require.Zero(t, c.Timeout, "an overall timeout would cut streams off")
 }

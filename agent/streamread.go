@@ -1,4 +1,4 @@
-package stream
+package agent
 
 import (
 	"bufio"
@@ -13,32 +13,36 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+
+	"github.com/tetherdev/tether/signals"
 )
 
-// maxEventBytes bounds one SSE line, and so one event, that Read accepts.
+// maxEventBytes bounds one SSE line, and so one event, that ReadStream
+// accepts.
 const maxEventBytes = 4 << 20
 
-// ErrInterrupted: the response ended before a terminal event. Reconnect
-// with from set past the last event received.
-var ErrInterrupted = errors.New("stream ended before done or error")
+// ErrStreamInterrupted: the response ended before a terminal event.
+// Reconnect with from set past the last event received.
+var ErrStreamInterrupted = errors.New("stream ended before done or error")
 
-// Read reads the stream at streamURL (a Handler's Key.Path on its worker)
-// with its token from Seq from on. It is an iterator rather than a pair of
+// ReadStream reads the live token stream at streamURL (a worker's stream
+// endpoint, as a model activity's signals.StreamLocator names it) with its
+// token, from Seq from on. It is an iterator rather than a pair of
 // channels: it runs in the caller's goroutine, so there is nothing to drain
 // and nothing to leak, and breaking out of the loop closes the connection.
 //
 // Each range over it makes one request and yields events in order with a nil
 // error, ending after the terminal event. Otherwise it ends by yielding one
-// error: ErrNoStream (404: gone, or the token is not the stream's),
-// ErrStreamBusy (429), ErrHubBusy (503), ctx's error, ErrInterrupted or a
-// transport error; for the last two, reconnect with from = last Seq + 1.
+// error: signals.ErrNoStream (404: gone, or the token is not the stream's),
+// signals.ErrStreamBusy (429), signals.ErrHubBusy (503), ctx's error,
+// ErrStreamInterrupted or a transport error; for the last two, reconnect with from = last Seq + 1.
 // The token travels in a header and appears in no error. client nil means
 // http.DefaultClient; its Timeout must be zero or it cuts streams off.
-func Read(ctx context.Context, client *http.Client, streamURL, token string, from int64) iter.Seq2[Event, error] {
-	return func(yield func(Event, error) bool) {
+func ReadStream(ctx context.Context, client *http.Client, streamURL, token string, from int64) iter.Seq2[signals.StreamEvent, error] {
+	return func(yield func(signals.StreamEvent, error) bool) {
 		body, err := connect(ctx, client, streamURL, token, from)
 		if err != nil {
-			yield(Event{}, err)
+			yield(signals.StreamEvent{}, err)
 			return
 		}
 		defer body.Close()
@@ -50,7 +54,7 @@ func Read(ctx context.Context, client *http.Client, streamURL, token string, fro
 				if ctx.Err() != nil {
 					err = ctx.Err()
 				}
-				yield(Event{}, fmt.Errorf("read stream %s: %w", streamURL, err))
+				yield(signals.StreamEvent{}, fmt.Errorf("read stream %s: %w", streamURL, err))
 				return
 			}
 			if !yield(ev, nil) || ev.Terminal() {
@@ -73,7 +77,7 @@ func connect(ctx context.Context, client *http.Client, streamURL, token string, 
 		return nil, fmt.Errorf("stream request: %w", err)
 	}
 	req.Header.Set("Accept", "text/event-stream")
-	authorize(req, token)
+	req.Header.Set("Authorization", "Bearer "+token) // never in the URL, which errors and logs show
 	if client == nil {
 		client = http.DefaultClient
 	}
@@ -92,11 +96,11 @@ func connect(ctx context.Context, client *http.Client, streamURL, token string, 
 func checkResponse(resp *http.Response) error {
 	switch {
 	case resp.StatusCode == http.StatusNotFound:
-		return ErrNoStream
+		return signals.ErrNoStream
 	case resp.StatusCode == http.StatusTooManyRequests:
-		return ErrStreamBusy
+		return signals.ErrStreamBusy
 	case resp.StatusCode == http.StatusServiceUnavailable:
-		return ErrHubBusy
+		return signals.ErrHubBusy
 	case resp.StatusCode != http.StatusOK:
 		return fmt.Errorf("status %s", resp.Status)
 	}
@@ -107,9 +111,9 @@ func checkResponse(resp *http.Response) error {
 	return nil
 }
 
-// nextEvent reads one SSE message and decodes its data as an Event. The hub
+// nextEvent reads one SSE message and decodes its data as a StreamEvent. The hub
 // sends nothing but data fields and comments; other fields are ignored.
-func nextEvent(sc *bufio.Scanner) (Event, error) {
+func nextEvent(sc *bufio.Scanner) (signals.StreamEvent, error) {
 	var data []byte
 	hasData := false
 	for sc.Scan() {
@@ -118,9 +122,9 @@ func nextEvent(sc *bufio.Scanner) (Event, error) {
 			if !hasData {
 				continue
 			}
-			var ev Event
+			var ev signals.StreamEvent
 			if err := json.Unmarshal(data, &ev); err != nil {
-				return Event{}, fmt.Errorf("decode event: %w", err)
+				return signals.StreamEvent{}, fmt.Errorf("decode event: %w", err)
 			}
 			return ev, nil
 		}
@@ -135,7 +139,7 @@ func nextEvent(sc *bufio.Scanner) (Event, error) {
 		hasData = true
 	}
 	if err := sc.Err(); err != nil {
-		return Event{}, err
+		return signals.StreamEvent{}, err
 	}
-	return Event{}, ErrInterrupted
+	return signals.StreamEvent{}, ErrStreamInterrupted
 }

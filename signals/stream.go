@@ -1,0 +1,79 @@
+package signals
+
+import "errors"
+
+// The live token stream's wire contract: what a worker's stream endpoint
+// sends (Server-Sent Events whose data is a StreamEvent) and the errors both
+// ends name. Chunks are transient: they never enter history.
+
+// Chunk is one piece of a streaming model response.
+type Chunk struct {
+	// Text is a delta of the assistant's text.
+	Text string `json:"text,omitempty"`
+	// Reasoning is a delta of the model's visible reasoning, if it has any.
+	Reasoning string `json:"reasoning,omitempty"`
+	// Tool call deltas: Index orders calls within the response; ID and Name
+	// arrive with a call's first chunk, Arguments as JSON text deltas.
+	ToolIndex int    `json:"tool_index,omitempty"`
+	ToolID    string `json:"tool_id,omitempty"`
+	ToolName  string `json:"tool_name,omitempty"`
+	Arguments string `json:"arguments,omitempty"`
+}
+
+// StreamEventKind says what a StreamEvent carries.
+type StreamEventKind string
+
+const (
+	// StreamChunk carries one chunk of the model's response.
+	StreamChunk StreamEventKind = "chunk"
+	// StreamDone ends a stream whose attempt succeeded.
+	StreamDone StreamEventKind = "done"
+	// StreamError ends a stream or a subscription; see StreamEvent.Error.
+	StreamError StreamEventKind = "error"
+)
+
+// Error texts of the error events a stream endpoint makes itself. They end
+// one subscription and are not part of the stream.
+const (
+	// StreamLagged: the subscriber fell behind the stream's window. Its Seq
+	// is the oldest event still held: reconnecting from there resumes with
+	// a gap.
+	StreamLagged = "lagged"
+	// StreamReplaced: the call's attempt was opened again; discard the
+	// partial output. Its Seq is 0, where the new stream starts.
+	StreamReplaced = "replaced"
+	// StreamHubClosed: the worker is shutting down; discard the partial
+	// output. Its Seq is the subscriber's position.
+	StreamHubClosed = "hub closed"
+)
+
+// StreamEvent is what subscribers receive. Subscribers share Chunk with
+// each other and must not modify it.
+type StreamEvent struct {
+	// Seq numbers the stream's events 0, 1, 2, ... For the endpoint's own
+	// error events (lagged, replaced, hub closed) it says where a reader
+	// could resume instead.
+	Seq   int64           `json:"seq"`
+	Kind  StreamEventKind `json:"kind"`
+	Chunk *Chunk          `json:"chunk,omitempty"`
+	// Error is set for StreamError. Unless it is StreamLagged, the
+	// attempt's partial output must be discarded.
+	Error string `json:"error,omitempty"`
+}
+
+// Terminal reports whether e is the last event of its subscription.
+func (e StreamEvent) Terminal() bool { return e.Kind == StreamDone || e.Kind == StreamError }
+
+// Stream errors, answered over HTTP as 404, 429 and 503.
+var (
+	// ErrNoStream: no stream with that key and token, or it finished too
+	// long ago. An unknown key and a wrong token are the same error, so it
+	// tells a guesser nothing about which streams exist.
+	ErrNoStream = errors.New("no such stream")
+	// ErrStreamBusy: the stream has as many subscribers as it allows. Only a
+	// holder of the stream's token ever gets it.
+	ErrStreamBusy = errors.New("too many subscribers to this stream")
+	// ErrHubBusy: the worker's endpoint serves as many subscriptions as it
+	// allows, or is shutting down. Try again later.
+	ErrHubBusy = errors.New("stream hub busy")
+)
