@@ -8,11 +8,13 @@ import (
 	"github.com/tetherdev/tether/eventlog"
 )
 
-// WriteTranscript prints a session log for people: messages, tool calls with
-// their arguments, tool results and turn boundaries. Inbox and status events
-// are left out; the log itself has them.
-func WriteTranscript(w io.Writer, log []eventlog.Envelope) error {
-	p := &printer{w: w}
+// WriteTranscript prints agent id's session log for people: messages, tool
+// calls with their arguments, tool results and turn boundaries. A long
+// tool result is shown as a preview that says how much is left out and
+// where the full text is (the log itself, `starter log --json ID`). Inbox
+// and status events are left out; the log itself has them.
+func WriteTranscript(w io.Writer, id string, log []eventlog.Envelope) error {
+	p := &printer{w: w, id: id}
 	for _, env := range log {
 		e, err := eventlog.Decode(env)
 		if err != nil {
@@ -25,6 +27,7 @@ func WriteTranscript(w io.Writer, log []eventlog.Envelope) error {
 
 type printer struct {
 	w   io.Writer
+	id  string
 	err error
 }
 
@@ -55,7 +58,7 @@ func (p *printer) event(e eventlog.Event) {
 		if e.IsError {
 			label = "tool error: "
 		}
-		p.printf("%s %s → %s\n", label, e.Name, indent(e.Content))
+		p.printf("%s %s → %s\n", label, e.Name, indent(Preview(e.Content, p.id)))
 	case eventlog.InboxDiscarded:
 		p.printf("discarded:   message %s (%s)\n", e.MessageID, e.Outcome)
 	case eventlog.InboxInserted, eventlog.InboxClaimed, eventlog.StepStart, eventlog.StepEnd,

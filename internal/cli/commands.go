@@ -24,6 +24,7 @@ var commands = map[string]command{
 	"log":      reader("log", showLog),
 	"dispose":  dispose,
 	"compact":  compact,
+	"ls":       list,
 }
 
 func compact(ctx context.Context, e env, args []string) error {
@@ -161,7 +162,7 @@ func showLog(ctx context.Context, e env, h *agent.Handle, asJSON bool) error {
 	case asJSON:
 		return e.json(log)
 	}
-	return agent.WriteTranscript(e.s.Out, log)
+	return agent.WriteTranscript(e.s.Out, h.ID, log)
 }
 
 func printStatus(e env, st signals.StatusView) {
@@ -217,7 +218,7 @@ func waitAndPrint(ctx context.Context, e env, h *agent.Handle) error {
 	if err != nil {
 		return err
 	}
-	return agent.WriteTranscript(e.s.Out, log)
+	return agent.WriteTranscript(e.s.Out, h.ID, log)
 }
 
 // attachAny attaches for reading: a closed agent's status and log can still
