@@ -1,5 +1,6 @@
 // Package toolfx provides the worker's tool registry: the built-in tools
-// (current_time, calculate, and, only when a workspace is configured,
+// (current_time, calculate, the loop's own spawn_agent, ask_human and wait,
+// and, only when a workspace is configured,
 // read_file/list_files confined to it and its deny list) plus any
 // tools.Tool contributed to the "tether.tools" value group by the embedding
 // application.
@@ -31,7 +32,7 @@ type Params struct {
 
 // New validates every tool into one registry.
 func New(p Params) (*tools.Registry, error) {
-	all := []tools.Tool{tools.CurrentTime(time.Now), tools.Calculator()}
+	all := append([]tools.Tool{tools.CurrentTime(time.Now), tools.Calculator()}, tools.LoopTools()...)
 	if p.Config.Workspace != "" {
 		ws, err := tools.Workspace(tools.WorkspaceOptions{Root: p.Config.Workspace, Deny: p.Config.Deny})
 		if err != nil {
