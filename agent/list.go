@@ -29,6 +29,8 @@ type ListOptions struct {
 	Model  string          // provider/model, as TetherModel holds it
 	Parent string          // the parent agent's ID
 	Turn   *int            // the last opened turn
+	// Waiting is what the agent waits for: approval, answer or wait.
+	Waiting string
 	// Closed includes agents that have ended (their last run only).
 	Closed bool
 	Limit  int // at most this many; 0 means DefaultListLimit
@@ -44,6 +46,10 @@ type Summary struct {
 	Model, Parent string
 	Turn          int
 	Started       time.Time
+	// Waiting is what it waits for (approval, answer, wait), and until
+	// when its earliest wait ends.
+	Waiting   string
+	WaitUntil time.Time
 }
 
 // Query is the visibility query for o. Values are quoted as the query
@@ -60,6 +66,7 @@ func (o ListOptions) Query() (string, error) {
 	}
 	for _, f := range []struct{ attr, value string }{
 		{signals.AttrStatus, string(o.Status)}, {signals.AttrModel, o.Model}, {signals.AttrParent, o.Parent},
+		{signals.AttrWaiting, o.Waiting},
 	} {
 		if f.value != "" {
 			terms = append(terms, f.attr+" = "+quote(f.value))
@@ -117,6 +124,8 @@ func summary(ex *workflowpb.WorkflowExecutionInfo) Summary {
 	decode(signals.AttrModel, &s.Model)
 	decode(signals.AttrParent, &s.Parent)
 	decode(signals.AttrTurn, &s.Turn)
+	decode(signals.AttrWaiting, &s.Waiting)
+	decode(signals.AttrWaitUntil, &s.WaitUntil)
 	if st := ex.GetStatus(); st != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 		s.Status = strings.ToLower(strings.TrimPrefix(st.String(), "WORKFLOW_EXECUTION_STATUS_"))
 	}

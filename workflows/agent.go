@@ -35,6 +35,7 @@ type run struct {
 	timers map[string]workflow.CancelFunc // running timers by loop ID
 	maint  []*maintWaiter                 // maintain updates waiting for their task, oldest first
 	in     signals.AgentInput
+	root   workflow.Context // the run's context: children and external signals outlive a turn
 	// continuing is set once the run decided to continue as new.
 	continuing bool
 	declined   int64 // log length when the loop last declined to continue
@@ -80,6 +81,7 @@ func (a Agent) Run(ctx workflow.Context, in signals.AgentInput) (signals.AgentRe
 				"invalid first message", errInvalidInput, rd.Err)
 		}
 	}
+	r.root = ctx
 	r.sel, r.wake = workflow.NewSelector(ctx), workflow.NewBufferedChannel(ctx, 1)
 	r.sel.AddReceive(r.wake, func(c workflow.ReceiveChannel, _ bool) { c.ReceiveAsync(nil) })
 	r.sel.AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) {})

@@ -14,7 +14,8 @@ import (
 // run's root context, so a turn's interrupt never cancels it (its turn is
 // canceled by signal, gracefully), and it is abandoned, never terminated,
 // when this run closes: children outlive their parent's Continue-As-New.
-func (r *run) startChild(ctx workflow.Context, c loop.StartChild) {
+func (r *run) startChild(_ workflow.Context, c loop.StartChild) {
+	ctx := r.root
 	o := c.Input.Options
 	attrs := []temporal.SearchAttributeUpdate{
 		StatusKey.ValueSet(string(eventlog.StatusIdle)), TurnKey.ValueSet(0),
@@ -65,7 +66,8 @@ func (r *run) reportToParent(ctx workflow.Context, c loop.ReportToParent) {
 // signalExternal signals another agent; failed, when set, makes the
 // failure an input. The run does not end or continue as new while signals
 // are in flight.
-func (r *run) signalExternal(ctx workflow.Context, id, name string, arg any, failed func(error) loop.Input) {
+func (r *run) signalExternal(_ workflow.Context, id, name string, arg any, failed func(error) loop.Input) {
+	ctx := r.root
 	r.inflight++
 	fut := workflow.SignalExternalWorkflow(ctx, id, "", name, arg)
 	r.outcome(ctx, fut, func(f workflow.Future) loop.Input {

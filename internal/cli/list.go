@@ -45,6 +45,7 @@ func parseList(args []string) (agent.ListOptions, error) {
 	status := fs.String("status", "", "")
 	fs.StringVar(&o.Model, "model", "", "")
 	fs.StringVar(&o.Parent, "parent", "", "")
+	fs.StringVar(&o.Waiting, "waiting", "", "")
 	turn := fs.Int("turn", -1, "")
 	fs.IntVar(&o.Limit, "limit", agent.DefaultListLimit, "")
 	fs.BoolVar(&o.Closed, "all", false, "")
@@ -67,10 +68,10 @@ func parseList(args []string) (agent.ListOptions, error) {
 // printAgents writes the table: ID, status, model, turn, parent, start time.
 func printAgents(w io.Writer, agents []agent.Summary) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTATUS\tMODEL\tTURN\tPARENT\tSTARTED")
+	fmt.Fprintln(tw, "ID\tSTATUS\tMODEL\tTURN\tPARENT\tWAITING\tSTARTED")
 	for _, a := range agents {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, dash(a.Status), dash(a.Model), strconv.Itoa(a.Turn), dash(a.Parent),
-			a.Started.UTC().Format(time.RFC3339))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, dash(a.Status), dash(a.Model), strconv.Itoa(a.Turn), dash(a.Parent),
+			dash(a.Waiting), a.Started.UTC().Format(time.RFC3339))
 	}
 	return tw.Flush()
 }

@@ -44,13 +44,19 @@ commands:
                                    (--no-ack sends a signal instead of a validated update;
                                     --stream prints the model's tokens live until the agent is idle)
   cancel ID [--cause C] [--keep-inbox]
-  status ID [--json]       idle/running, turn, step and both inbox lists
+  status ID [--json]       idle/running, turn, step, both inbox lists, what it waits for, children
   wait ID                  wait until the agent is idle
   log ID [--json]          print the session transcript (or the raw log)
   compact ID               compact the agent's context while it is idle
   dispose ID [--cause C]   end the agent
-  ls [--status idle|running] [--model PROVIDER/MODEL] [--parent ID] [--turn N] [--limit N] [--all]
-                           list agents, newest first (--all: closed ones too)
+  ls [--status idle|running] [--model PROVIDER/MODEL] [--parent ID] [--turn N] [--waiting KIND]
+     [--limit N] [--all]   list agents, newest first (--all: closed ones too)
+  tree ID                  the agent and every agent under it: status, turn, model, usage
+  spawn [--system T] [--profile P] [--model M] [--tools a,b] [--budget SHARE] ID TASK
+                           start a detached child of agent ID; its answers reach ID's inbox
+  approve ID CALL [--reason R] [--by NAME]   let a call that waits for approval run
+  deny ID CALL --reason R [--by NAME]        refuse it; the model reads the reason
+  answer ID CALL ANSWER [--by NAME]          answer an ask_human question
 
 connection flags (defaults from TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, profiles):
   --address HOST:PORT  --namespace NS  --task-queue Q  -v|--verbose (whole errors)
