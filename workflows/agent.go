@@ -181,17 +181,13 @@ func (r *run) await(ctx workflow.Context, q *queued) (loop.Ready, error) {
 	return q.rd, err
 }
 
-// request steps the loop with a client's or hook's request and interrupts
-// the turn's work when it says so. Requests make no other commands.
+// request steps the loop with a client's or hook's request and executes
+// what it asks at once: requests only interrupt, cancel timers and signal
+// children, never start work or end the run.
 func (r *run) request(ctx workflow.Context, in loop.Input) loop.Ready {
 	rd := r.loop.Step(workflow.Now(ctx), in)
 	for _, cmd := range rd.Commands {
-		switch c := cmd.(type) {
-		case loop.Interrupt:
-			r.turn.interrupt()
-		case loop.CancelTimer:
-			r.cancelTimer(c)
-		}
+		r.exec(ctx, cmd) // a request's commands act at once: interrupts, timer cancels, signals to children
 	}
 	if r.loop.Due() || r.loop.Err() != nil {
 		r.wake.SendAsync(struct{}{})
