@@ -35,7 +35,8 @@ func requireReplaysAndProjects(ctx context.Context, t *testing.T, e *env, h *age
 	hooks, enabled := hook.Defaults()
 	r.RegisterWorkflowWithOptions(workflows.Agent{Config: workflows.Config{Hooks: hooks, DefaultHooks: enabled}}.Run,
 		workflow.RegisterOptions{Name: signals.AgentWorkflow})
-	require.NoError(t, r.ReplayWorkflowHistory(nil, &historypb.History{Events: history}))
+	require.NoError(t, r.ReplayWorkflowHistoryWithOptions(nil, &historypb.History{Events: history},
+		worker.ReplayWorkflowHistoryOptions{OriginalExecution: workflow.Execution{ID: h.ID, RunID: h.RunID}}))
 	projected, err := projection.FromHistory(history)
 	require.NoError(t, err)
 	requireSameLog(t, log, projected)

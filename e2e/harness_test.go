@@ -68,7 +68,7 @@ func upper(s string) string {
 // startWorker starts a worker with the scripted model and the given tools.
 func (e *env) startWorker(ts ...tools.Tool) worker.Worker {
 	e.t.Helper()
-	reg, err := tools.NewRegistry(ts...)
+	reg, err := tools.NewRegistry(append(ts, tools.LoopTools()...)...)
 	require.NoError(e.t, err)
 	reader := activities.NewLogReader(activities.WorkflowLog{Client: e.c}, 0)
 	providers := map[string]activities.Provider{scripted.Name: scripted.Provider{}}
