@@ -189,3 +189,42 @@ func TestStarterTranscriptPreviewsLongToolResults(t *testing.T) {
 	require.Len(t, results, 1)
 	require.Equal(t, "echo: "+text, results[0].Content)
 }
+
+func TestStarterDecidesCallsThatWaitForAPersonAndShowsTheTree(t *testing.T) {
+	e := newEnv(t)
+	e.startWorker(echoTool())
+	ctx := ctxT(t, time.Minute)
+
+	r := e.starter(ctx, "start", "--id", "asks", "--tools", "echo,spawn_agent", "--approve", "echo", "--wait",
+		`/tool echo {"text":"risky"}`)
+	requireExit(t, r, 0)
+	require.Contains(t, r.out, "the turn waits for a person: starter approve asks call_1_0")
+	r = e.starter(ctx, "status", "asks")
+	requireExit(t, r, 0)
+	require.Contains(t, r.out, `waiting for approval: call call_1_0 (echo {"text":"risky"})`)
+	r = e.starter(ctx, "deny", "asks", "call_1_1", "--reason", "no")
+	requireExit(t, r, 1)
+	require.Contains(t, r.err, "no tool call waits for that decision")
+	r = e.starter(ctx, "deny", "asks", "call_1_0", "--reason", "too risky", "--by", "ops")
+	requireExit(t, r, 0)
+	require.Contains(t, r.out, "call_1_0 denied")
+	r = e.starter(ctx, "wait", "asks")
+	requireExit(t, r, 0)
+	r = e.starter(ctx, "log", "asks")
+	requireExit(t, r, 0)
+	require.Contains(t, r.out, "decided:     call call_1_0 denied by ops: too risky")
+	require.Contains(t, r.out, "tool error:  echo → tool call denied by ops: too risky")
+
+	r = e.starter(ctx, "spawn", "asks", "/say from the child")
+	requireExit(t, r, 0)
+	child := strings.TrimSpace(r.out)
+	require.True(t, strings.HasPrefix(child, "asks.child-"), child)
+	waitFor(t, 30*time.Second, "the tree to list the child", func() bool {
+		r = e.starter(ctx, "tree", "asks")
+		return r.code == 0 && strings.Contains(r.out, "\n  "+child)
+	})
+	waitFor(t, 30*time.Second, "the child's answer, from it, in the parent's transcript", func() bool {
+		r = e.starter(ctx, "log", "asks")
+		return r.code == 0 && strings.Contains(r.out, "child "+child+": from the child")
+	})
+}

@@ -67,6 +67,17 @@ func NewActivities(p ActivityParams) (Activities, error) {
 	return a, a.Tool.Validate()
 }
 
+// Profile is a named kind of child agent spawn_agent may start, joined to
+// the "tether.profiles" value group: fx.Annotate(f, fx.ResultTags(`group:"tether.profiles"`)).
+// Every worker of a task queue must offer the same profiles.
+type Profile struct {
+	Name string
+	signals.Profile
+}
+
+// ProfileGroup is the value group of Profiles.
+const ProfileGroup = "tether.profiles"
+
 // StreamHookGroup is the value group of llm/stream hooks
 // (activities.StreamHook) an application registers.
 const StreamHookGroup = "tether.stream-hooks"
@@ -103,6 +114,7 @@ type Params struct {
 	Activities    Activities
 	Tools         *tools.Registry
 	Hooks         []hook.Hook    `group:"tether.hooks"`
+	Profiles      []Profile      `group:"tether.profiles"`
 	Registrations []Registration `group:"tether.register"`
 	Lifecycle     fx.Lifecycle
 	Shutdowner    fx.Shutdowner
@@ -124,6 +136,10 @@ func New(p Params) worker.Worker {
 		},
 	})
 	cfg := WorkflowConfig(p.Config.Workflow, p.Hooks, p.Tools)
+	cfg.Profiles = map[string]signals.Profile{}
+	for _, pr := range p.Profiles {
+		cfg.Profiles[pr.Name] = pr.Profile
+	}
 	for name := range p.Activities.Model.StreamHooks {
 		cfg.StreamHooks = append(cfg.StreamHooks, name)
 	}

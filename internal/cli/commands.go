@@ -61,6 +61,7 @@ func start(ctx context.Context, e env, args []string) error {
 	// File tools are opt-in: they exist only on a worker given --workspace,
 	// and an agent naming a tool its worker lacks fails every model call.
 	toolList := fs.String("tools", "current_time,calculate", "")
+	approve := fs.String("approve", "", "")
 	waitIdle := fs.Bool("wait", false, "")
 	live := fs.Bool("stream", false, "")
 	pos, err := parse(fs, args, "MESSAGE")
@@ -70,6 +71,9 @@ func start(ctx context.Context, e env, args []string) error {
 	o.First = pos[0]
 	if *toolList != "" {
 		o.Options.Tools = strings.Split(*toolList, ",")
+	}
+	if *approve != "" {
+		o.Options.Approval = &signals.ApprovalPolicy{Tools: strings.Split(*approve, ",")}
 	}
 	h, err := e.agents.Create(ctx, o)
 	if err != nil {
@@ -206,12 +210,24 @@ func wait(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	st, err := h.WaitIdle(ctx)
+	st, err := h.WaitIdle(ctx, agent.OrBlocked())
 	if err != nil {
 		return err
 	}
 	printStatus(e, st)
+	printBlocked(e, h.ID, st)
 	return nil
+}
+
+// printBlocked says how to answer a turn that waits for a person.
+func printBlocked(e env, id string, st signals.StatusView) {
+	for _, p := range st.Pending {
+		verb := "approve " + id + " " + p.CallID + " (or deny ... --reason R)"
+		if p.Kind == eventlog.NeedAnswer {
+			verb = "answer " + id + " " + p.CallID + " ANSWER"
+		}
+		e.printf("the turn waits for a person: starter %s\n", verb)
+	}
 }
 
 func dispose(ctx context.Context, e env, args []string) error {
@@ -229,14 +245,19 @@ func dispose(ctx context.Context, e env, args []string) error {
 }
 
 func waitAndPrint(ctx context.Context, e env, h *agent.Handle) error {
-	if _, err := h.WaitIdle(ctx); err != nil {
+	st, err := h.WaitIdle(ctx, agent.OrBlocked())
+	if err != nil {
 		return err
 	}
 	log, err := h.Log(ctx)
 	if err != nil {
 		return err
 	}
-	return agent.WriteTranscript(e.s.Out, h.ID, log)
+	if err := agent.WriteTranscript(e.s.Out, h.ID, log); err != nil {
+		return err
+	}
+	printBlocked(e, h.ID, st)
+	return nil
 }
 
 // attachAny attaches for reading: a closed agent's status and log can still

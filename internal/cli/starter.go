@@ -35,9 +35,10 @@ type Starter struct {
 const Usage = `usage: starter [connection flags] COMMAND [flags] ARGS
 
 commands:
-  start [--id ID] [--provider P] [--model M] [--system TEXT] [--tools a,b] [--wait|--stream] MESSAGE
+  start [--id ID] [--provider P] [--model M] [--system TEXT] [--tools a,b] [--approve a,b] [--wait|--stream] MESSAGE
                                    (--tools default current_time,calculate; read_file and
-                                    list_files need a worker started with --workspace DIR)
+                                    list_files need a worker started with --workspace DIR;
+                                    --approve: tools whose calls wait for approve/deny)
   followup [--no-ack] ID MESSAGE   queue a message for a turn of its own (wakes the agent)
   steer [--no-ack] ID MESSAGE      queue a message for the next step (wakes the agent)
   inject [--no-ack] ID MESSAGE     queue a message for the next step (does not wake)
