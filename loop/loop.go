@@ -52,6 +52,9 @@ type Config struct {
 	// Profiles are the worker's named child profiles (spawn_agent's
 	// profile argument).
 	Profiles map[string]signals.Profile
+	// Providers the worker offers; a model switch to another is refused.
+	// Nil leaves it unchecked.
+	Providers []string
 }
 
 // DefaultMaxSeedBytes keeps a seed far below Temporal's 2 MiB payload limit.
@@ -123,6 +126,7 @@ func New(cfg Config) *Loop {
 	if o.MaxParallelTools <= 0 {
 		o.MaxParallelTools = signals.DefaultMaxParallelTools
 	}
+	o.MaxParallelTools = min(o.MaxParallelTools, MaxCallsPerStep)
 	if o.MaxSteps <= 0 && cfg.Rules == Rules1 {
 		o.MaxSteps = signals.DefaultMaxSteps
 	}
@@ -160,6 +164,11 @@ func (l *Loop) step(now time.Time, in Input) error {
 	case Dispose:
 		return l.dispose(now, in.Cause)
 	case SelectModel:
+		if l.cfg.Rules >= Rules2 {
+			if err := signals.ValidateSelection(in.Selection, l.cfg.Providers); err != nil {
+				return err // every turn would fail on it
+			}
+		}
 		l.note(now, "", eventlog.ModelSelected{Selection: in.Selection})
 		return nil
 	case Maintain:

@@ -248,7 +248,7 @@ func (l *Loop) modelDone(now time.Time, in ModelDone) {
 		l.turn.lastText = in.Output.Text
 	}
 	ref := eventlog.ActivityRef(signals.ModelActivityID(s.Turn, s.Step))
-	if out, fixed := validArguments(in.Output); fixed {
+	if out, fixed := normalizeCalls(in.Output); fixed {
 		in.Output, ref = out, "" // what the log holds is no longer the activity's result
 	}
 	l.record(now, ref, in.Output)
@@ -328,21 +328,40 @@ func firstOf(a, b string) string {
 	return b
 }
 
-// validArguments makes every tool call's arguments JSON: a model that wrote
-// something else gets it back as a JSON string, which the tool's schema
-// then refuses with an error result the model reads, instead of a log that
-// cannot record it.
-func validArguments(out signals.ModelOutput) (signals.ModelOutput, bool) {
+// MaxCallIDBytes bounds a tool call ID the loop keeps as the model wrote it;
+// it is part of idempotency keys and activity inputs.
+const MaxCallIDBytes = 64
+
+// normalizeCalls makes the model's tool calls safe to record and run:
+//   - arguments that are not JSON come back as a JSON string, which the
+//     tool's schema then refuses with an error result the model reads,
+//     instead of a log that cannot record them;
+//   - an empty, oversized or repeated call ID (some OpenAI-compatible
+//     servers send them) becomes "call-<index>" (with a suffix while that
+//     is taken), so no two calls share a result or an idempotency key.
+func normalizeCalls(out signals.ModelOutput) (signals.ModelOutput, bool) {
 	fixed := false
-	for i, c := range out.ToolCalls {
-		if json.Valid(c.Arguments) {
-			continue
-		}
+	edit := func() {
 		if !fixed {
 			out.ToolCalls, fixed = slices.Clone(out.ToolCalls), true
 		}
-		s, _ := json.Marshal(string(c.Arguments))
-		out.ToolCalls[i].Arguments = s
+	}
+	seen := map[string]bool{}
+	for i, c := range out.ToolCalls {
+		if !json.Valid(c.Arguments) {
+			edit()
+			s, _ := json.Marshal(string(c.Arguments))
+			out.ToolCalls[i].Arguments = s
+		}
+		if c.ID == "" || len(c.ID) > MaxCallIDBytes || seen[c.ID] {
+			edit()
+			id := fmt.Sprintf("call-%d", i)
+			for n := 1; seen[id] || slices.ContainsFunc(out.ToolCalls[i+1:], func(o eventlog.ToolCallRequest) bool { return o.ID == id }); n++ {
+				id = fmt.Sprintf("call-%d-%d", i, n)
+			}
+			out.ToolCalls[i].ID = id
+		}
+		seen[out.ToolCalls[i].ID] = true
 	}
 	return out, fixed
 }

@@ -42,6 +42,12 @@ type toolRun struct {
 	why  string
 }
 
+// MaxCallsPerStep bounds the tool calls one step runs: with results of at
+// most 64 KiB, a step stays far inside Temporal's limits on pending
+// activities (2,000) and on one history, and the run may continue as new
+// at the next step boundary. Calls beyond it get an error result.
+const MaxCallsPerStep = 128
+
 // enterTools begins the step's tool calls. A call of a tool the agent may
 // not use gets an error result without running.
 func (l *Loop) enterTools(now time.Time, reqs []eventlog.ToolCallRequest) {
@@ -53,9 +59,13 @@ func (l *Loop) enterTools(now time.Time, reqs []eventlog.ToolCallRequest) {
 		if l.cfg.Rules == Rules1 { // rules 1 recorded every call before any ran
 			l.recordCall(now, i, t.calls[i])
 		}
-		if !slices.Contains(l.cfg.Options.Tools, r.Name) {
+		switch {
+		case !slices.Contains(l.cfg.Options.Tools, r.Name):
 			t.stage[i], t.results[i] = ready, l.loopResult(r.ID, r.Name, eventlog.ToolUnavailable,
 				fmt.Sprintf("tool %q is not available to this agent; available: %s", r.Name, strings.Join(l.cfg.Options.Tools, ", ")))
+		case i >= MaxCallsPerStep && l.cfg.Rules >= Rules2:
+			t.stage[i], t.results[i] = ready, l.loopResult(r.ID, r.Name, eventlog.ToolUnavailable,
+				fmt.Sprintf("not run: a step may make at most %d tool calls", MaxCallsPerStep))
 		}
 	}
 	l.turn.tools = t

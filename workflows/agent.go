@@ -55,10 +55,17 @@ func (a Agent) Run(ctx workflow.Context, in signals.AgentInput) (signals.AgentRe
 		return signals.AgentResult{}, err
 	}
 	cfg = rc.apply(cfg)
+	if in.Seed == nil && rc.rules() >= loop.Rules2 {
+		// A new agent whose options cannot run is refused at once, with the
+		// reason; a continued one keeps running with what it had.
+		if err := signals.ValidateOptions(in.Options, cfg.Tools, cfg.Providers); err != nil {
+			return signals.AgentResult{}, temporal.NewNonRetryableApplicationError(err.Error(), errInvalidInput, err)
+		}
+	}
 	r := &run{cfg: cfg, opts: in.Options, in: in, hooks: enabledHooks(cfg, in.Options.Hooks), attrs: currentAttrs(ctx)}
 	lc := loop.Config{AgentID: info.WorkflowExecution.ID, Options: in.Options, Modes: cfg.ToolModes,
 		Local: cfg.LocalTools, Rules: rc.rules(), MaxSeedBytes: cfg.MaxSeedBytes, StreamHooks: r.hooks.stream,
-		Parent: in.Parent, Profiles: cfg.Profiles}
+		Parent: in.Parent, Profiles: cfg.Profiles, Providers: cfg.Providers}
 	if in.Seed != nil {
 		r.loop = loop.Restore(lc, *in.Seed)
 		r.firstTurn = in.Seed.State.Turn

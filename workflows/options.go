@@ -43,6 +43,10 @@ type Config struct {
 	StreamHooks []string
 	// Profiles are the named kinds of child agent spawn_agent may start.
 	Profiles map[string]signals.Profile
+	// Tools and Providers name what the worker offers, sorted; a new agent
+	// naming anything else is refused. Nil leaves them unchecked.
+	Tools     []string
+	Providers []string
 	// ToolModes are the execution modes of the worker's tools by name;
 	// tools not listed run in parallel.
 	ToolModes map[string]signals.ToolMode

@@ -28,6 +28,9 @@ type runConfig struct {
 	// Profiles decide whether a spawn starts a child or fails.
 	Profiles    map[string]signals.Profile `json:"profiles,omitempty"`
 	StreamHooks []string                   `json:"stream_hooks,omitempty"`
+	// Tools and Providers decide whether options are refused.
+	Tools     []string `json:"tools,omitempty"`
+	Providers []string `json:"providers,omitempty"`
 }
 
 // recordRunConfig records cfg's run configuration in history and returns
@@ -39,10 +42,11 @@ func recordRunConfig(ctx workflow.Context, cfg Config) (runConfig, error) {
 		MaxRunTurns: cfg.MaxRunTurns, MaxRunEvents: cfg.MaxRunEvents, MaxRunBytes: cfg.MaxRunBytes,
 		NoSearchAttributes: cfg.NoSearchAttributes, ToolModes: cfg.ToolModes, DefaultHooks: cfg.DefaultHooks,
 		LocalTools: cfg.LocalTools, Rules: int(loop.Latest), Profiles: cfg.Profiles, StreamHooks: cfg.StreamHooks,
+		Tools: cfg.Tools, Providers: cfg.Providers,
 	}
 	if workflow.GetVersion(ctx, runConfigChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		current.LocalTools = nil // runs from before local tools ran every tool as an activity
-		current.Rules, current.Profiles, current.StreamHooks = 0, nil, nil
+		current.Rules, current.Profiles, current.StreamHooks, current.Tools, current.Providers = 0, nil, nil, nil, nil
 		return current, nil
 	}
 	err := workflow.SideEffect(ctx, func(workflow.Context) any { return current }).Get(&rc)
@@ -57,6 +61,7 @@ func (rc runConfig) apply(cfg Config) Config {
 	cfg.MaxRunTurns, cfg.MaxRunEvents, cfg.MaxRunBytes = rc.MaxRunTurns, rc.MaxRunEvents, rc.MaxRunBytes
 	cfg.NoSearchAttributes, cfg.ToolModes, cfg.DefaultHooks = rc.NoSearchAttributes, rc.ToolModes, rc.DefaultHooks
 	cfg.LocalTools, cfg.Profiles, cfg.StreamHooks = rc.LocalTools, rc.Profiles, rc.StreamHooks
+	cfg.Tools, cfg.Providers = rc.Tools, rc.Providers
 	return cfg
 }
 

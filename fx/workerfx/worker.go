@@ -97,6 +97,7 @@ func WorkflowConfig(base workflows.Config, hooks []hook.Hook, reg *tools.Registr
 	}
 	base.ToolModes = map[string]signals.ToolMode{}
 	base.LocalTools = nil
+	base.Tools = reg.Names()
 	for _, name := range reg.Names() {
 		base.ToolModes[name] = signals.ToolMode(reg.Mode(name))
 		if reg.Local(name) {
@@ -144,6 +145,10 @@ func New(p Params) worker.Worker {
 		cfg.StreamHooks = append(cfg.StreamHooks, name)
 	}
 	slices.Sort(cfg.StreamHooks)
+	for name := range p.Activities.Model.Providers {
+		cfg.Providers = append(cfg.Providers, name)
+	}
+	slices.Sort(cfg.Providers)
 	workflows.Register(w, cfg)
 	activities.Register(w, p.Activities.Model, p.Activities.Tool)
 	for _, r := range p.Registrations {
