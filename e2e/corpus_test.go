@@ -164,3 +164,24 @@ func TestCorpusBudgets(t *testing.T) {
 	require.Equal(t, eventlog.EndBudget, ends[len(ends)-1].Reason)
 	require.NoError(t, h.Dispose(ctx, ""))
 }
+
+// A turn that continues as new between two steps (a small per-run event
+// limit stands in for Temporal's suggestion at 4,096 events).
+func TestCorpusContinueAsNewBetweenSteps(t *testing.T) {
+	e := newEnv(t)
+	e.cfg.MaxRunEvents = 60
+	e.startWorker(echoTool())
+	ctx := ctxT(t, time.Minute)
+	h, err := e.agents.Create(ctx, agent.CreateOptions{ID: "mid-turn", Options: signals.AgentOptions{Tools: []string{"echo"}},
+		First: `/repeat 8 echo {"text":"step"}`})
+	require.NoError(t, err)
+	waitIdle(ctx, t, h)
+	evs := requireProjects(ctx, t, e, h)
+	require.Len(t, ofType[eventlog.TurnStart](evs), 1)
+	require.Len(t, ofType[eventlog.ToolResult](evs), 8)
+	runs, err := projection.FetchChain(ctx, e.c, h.ID)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(runs), 2, "the turn spans runs")
+	record(t, "mid-turn-first-run", runs[0])
+	record(t, "mid-turn-second-run", runs[1])
+}

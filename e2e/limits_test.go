@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -10,9 +11,11 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/tetherdev/tether/agent"
 	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/projection"
 	"github.com/tetherdev/tether/signals"
 )
 
@@ -77,4 +80,66 @@ func TestRawSignalsWithHugeCausesAndUnknownModelsLeaveTheAgentWorking(t *testing
 	desc, err := e.c.DescribeWorkflowExecution(ctx, h.ID, "")
 	require.NoError(t, err)
 	require.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, desc.GetWorkflowExecutionInfo().GetStatus())
+}
+
+func TestRejectedSignalsCannotGrowAnIdleRunPastTheHistoryLimit(t *testing.T) {
+	e := newEnv(t)
+	e.startWorker(echoTool())
+	ctx := ctxT(t, 2*time.Minute)
+	h, err := e.agents.Create(ctx, agent.CreateOptions{ID: "flooded", First: "/say hi"})
+	require.NoError(t, err)
+	waitIdle(ctx, t, h)
+	huge := strings.Repeat("z", 1900<<10) // under Temporal's 2 MB payload limit, over the agent's message limit
+	for i := range 6 {
+		require.NoError(t, e.c.SignalWorkflow(ctx, h.ID, "", signals.FollowupSignal.Name,
+			signals.Message{ID: eventlog.MessageID("big-" + string(rune('a'+i))), Content: huge}))
+	}
+	waitFor(t, time.Minute, "the idle run to continue as new", func() bool {
+		st, err := h.Status(ctx)
+		return err == nil && st.Runs >= 2
+	})
+	_, err = h.Followup(ctx, "/say after the flood", agent.Acknowledged())
+	require.NoError(t, err)
+	st := waitIdleStatus(ctx, t, h)
+	require.Equal(t, 2, st.Turn, "none of the rejected messages opened a turn")
+	runs, err := projection.FetchChain(ctx, e.c, h.ID)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(runs), 2)
+	for i, run := range runs {
+		size := 0
+		for _, ev := range run {
+			size += proto.Size(ev)
+		}
+		require.Less(t, size, 12<<20, "run %d holds %d bytes", i, size)
+	}
+}
+
+func TestATurnPastFourThousandEventsContinuesAsNewBetweenStepsAndCompletes(t *testing.T) {
+	e := newEnv(t)
+	e.startWorker(echoTool())
+	ctx := ctxT(t, 5*time.Minute)
+	h, err := e.agents.Create(ctx, agent.CreateOptions{ID: "long-turn", Options: signals.AgentOptions{Tools: []string{"echo"},
+		MaxSteps: 600}, First: `/repeat 400 echo {"text":"step"}`})
+	require.NoError(t, err)
+	st := waitIdleStatus(ctx, t, h)
+	require.Equal(t, 1, st.Turn, "one turn")
+	require.GreaterOrEqual(t, st.Runs, 2, "continued as new inside it")
+	evs := requireProjects(ctx, t, e, h)
+	require.Len(t, ofType[eventlog.TurnStart](evs), 1)
+	require.Equal(t, eventlog.EndCompleted, ofType[eventlog.TurnEnd](evs)[0].Reason)
+	require.Len(t, ofType[eventlog.ToolResult](evs), 400)
+	runs, err := projection.FetchChain(ctx, e.c, h.ID)
+	require.NoError(t, err)
+	total := 0
+	for _, run := range runs {
+		total += len(run)
+	}
+	require.Greater(t, total, 4096, "the turn passed 4,096 history events")
+}
+
+func waitIdleStatus(ctx context.Context, t *testing.T, h *agent.Handle) signals.StatusView {
+	t.Helper()
+	st, err := h.WaitIdle(ctx)
+	require.NoError(t, err)
+	return st
 }

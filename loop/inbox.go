@@ -159,11 +159,16 @@ func (l *Loop) discardAll(now time.Time, outcome eventlog.DiscardOutcome, cause 
 // due reports whether pending work opens a turn. An idle agent wakes for a
 // wakeful message (a followup, a steer, a send with wake); while its
 // running interval lasts it drains the next-turn list and takes steering.
-// Injected messages and next-turn messages sent without wake wait.
+// Injected messages and next-turn messages sent without wake wait, unless
+// they hold more than a Continue-As-New seed may carry: then a turn drains
+// them, so pending content cannot pin a run and grow its history forever.
 func (l *Loop) due() bool {
 	in := l.state.Inbox
 	if l.cfg.Rules == Rules1 {
 		return in.Due()
+	}
+	if inboxBytes(in) > l.cfg.MaxSeedBytes {
+		return true // too much pending to carry into a new run: a turn drains it
 	}
 	if l.state.Status == eventlog.StatusRunning && len(in.NextTurn) > 0 {
 		return true
@@ -180,7 +185,7 @@ func (l *Loop) due() bool {
 // work, a dispose, maintenance or unjournaled events wait; or a request
 // left the open step work no outcome will prompt.
 func (l *Loop) Due() bool {
-	if l.kicked() {
+	if l.kicked() || l.stepEnded && l.phase == proposing {
 		return true
 	}
 	if l.phase != idle {
@@ -198,8 +203,19 @@ func (l *Loop) kicked() bool { return l.kick && l.phase == tooling }
 // open one (seed 003's idle for whenIdle).
 func (l *Loop) Idle() bool { return !l.state.InTurn && !l.due() }
 
-// AtBoundary reports whether the loop is between turns with nothing in
-// progress, where it may continue as new.
+// AtBoundary reports whether the loop may continue as new here: between
+// turns with nothing in progress, or (rules 2) between two steps of a turn,
+// where no call is open, so a seed carries the open turn whole.
 func (l *Loop) AtBoundary() bool {
-	return l.phase == idle && !l.state.Disposing && len(l.state.Maintenance) == 0 && l.err == nil
+	if l.state.Disposing || len(l.state.Maintenance) > 0 || l.err != nil {
+		return false
+	}
+	return l.phase == idle || l.BetweenSteps()
+}
+
+// BetweenSteps reports whether the loop stands between two steps of a turn
+// (rules 2): a turn too long for one run continues as new here.
+func (l *Loop) BetweenSteps() bool {
+	return l.cfg.Rules >= Rules2 && l.phase == proposing && l.stepEnded && l.state.InTurn &&
+		l.state.Canceling == "" && len(l.state.OpenCalls) == 0
 }

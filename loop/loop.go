@@ -103,8 +103,9 @@ type Loop struct {
 	comp  *compaction
 	done  bool // ContinueAsNew was emitted
 	// turnEnded: a turn just ended, so Step stops there and the shell may
-	// continue as new before the next one opens.
-	turnEnded bool
+	// continue as new before the next one opens; stepEnded likewise between
+	// two steps (rules 2).
+	turnEnded, stepEnded bool
 	// timers are the decision and wait timers started and not yet fired.
 	timers map[string]bool
 	// kick: a request left the open step work that no outcome will prompt.
@@ -222,6 +223,7 @@ func (l *Loop) outcome(now time.Time, in Input) error {
 	case ParentGone:
 		l.parentGone(now)
 	case Resume:
+		l.stepEnded = false // go on with the turn
 		if l.kicked() {
 			l.kick = false
 			l.runTools(now)

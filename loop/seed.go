@@ -24,6 +24,11 @@ func Restore(cfg Config, seed signals.Seed) *Loop {
 	for _, id := range seed.Recent {
 		l.recent.add(id)
 	}
+	if t := seed.Turn; t != nil && l.state.InTurn { // continued between two steps
+		l.turn = turnWork{retry: t.Retry, last: stepOutcome{toolCalls: t.ToolCalls, concluded: t.Concluded},
+			failed: t.Failed, lastText: t.LastText}
+		l.phase = proposing
+	}
 	// seed.Journal is the previous run's tail: its Continue-As-New event
 	// already wrote it to that run's history.
 	return l
@@ -68,18 +73,24 @@ func inboxBytes(in eventlog.Inbox) int {
 
 // Seed captures everything the next run needs: the folded state with both
 // inbox lists and their contents, the derived model context, the recent
-// message IDs. The journal tail moves into the seed; PrevRun is left for
+// message IDs, and the open turn when it continues between two steps. The journal tail moves into the seed; PrevRun is left for
 // the shell, which knows the run.
 func (l *Loop) Seed() (signals.Seed, error) {
 	conv, err := l.conversation()
 	if err != nil {
 		return signals.Seed{}, err
 	}
-	return signals.Seed{
+	seed := signals.Seed{
 		State: l.state, Context: conv.Snapshot(), Selection: l.state.Selection,
 		Recent: append([]eventlog.MessageID(nil), l.recent.order...), Inline: l.inlinePending(), Made: l.made,
 		Runs: l.runs + 1, Journal: l.takeJournal(),
-	}, l.err
+	}
+	if l.state.InTurn {
+		t := l.turn
+		seed.Turn = &signals.OpenTurn{Retry: t.retry, ToolCalls: t.last.toolCalls, Concluded: t.last.concluded,
+			Failed: t.failed, LastText: t.lastText}
+	}
+	return seed, l.err
 }
 
 // inlinePending lists pending messages a hook made, for readers of seeds

@@ -314,11 +314,12 @@ func (l *Loop) timerFired(now time.Time, in TimerFired) {
 	l.retry(now)
 }
 
-// endStep closes the step and disposes its tool set.
+// endStep closes the step and disposes its tool set. The next Step goes
+// on with the turn: a long turn may continue as new in between.
 func (l *Loop) endStep(now time.Time) {
 	l.record(now, "", eventlog.StepEnd{Turn: l.state.Turn, Step: l.state.Step})
 	l.turn.step.Tools, l.turn.tools = nil, nil
-	l.phase = proposing
+	l.phase, l.stepEnded = proposing, true
 }
 
 func firstOf(a, b string) string {

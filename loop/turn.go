@@ -46,6 +46,9 @@ func (l *Loop) advance(now time.Time) {
 				return
 			}
 		case proposing:
+			if l.stepEnded && l.cfg.Rules >= Rules2 { // the shell may continue as new before the next step
+				return
+			}
 			l.propose(now)
 		default:
 			return

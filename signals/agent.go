@@ -203,6 +203,19 @@ type Seed struct {
 	// Journal is the previous run's log tail no command carried into its
 	// history; the next run's start input carries it.
 	Journal Journal `json:"journal,omitzero"`
+	// Turn, when set, is the turn the previous run continued as new in the
+	// middle of, between two steps: the next run goes on with it.
+	Turn *OpenTurn `json:"turn,omitempty"`
+}
+
+// OpenTurn is what the loop holds of a turn between two steps, besides the
+// folded state: how the last step ended and what the turn has said.
+type OpenTurn struct {
+	Retry     bool   `json:"retry,omitempty"`
+	ToolCalls bool   `json:"tool_calls,omitempty"`
+	Concluded bool   `json:"concluded,omitempty"`
+	Failed    string `json:"failed,omitempty"`
+	LastText  string `json:"last_text,omitempty"`
 }
 
 // AgentResult is what a disposed agent's workflow returns. Journal is the tail

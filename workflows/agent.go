@@ -196,9 +196,9 @@ func (r *run) request(ctx workflow.Context, in loop.Input) loop.Ready {
 	for _, cmd := range rd.Commands {
 		r.exec(ctx, cmd) // a request's commands act at once: interrupts, timer cancels, signals to children
 	}
-	if r.loop.Due() || r.loop.Err() != nil {
-		r.wake.SendAsync(struct{}{})
-	}
+	// Wake the run even for a refused request: it stays in history, and an
+	// idle run must look whether history grew enough to continue as new.
+	r.wake.SendAsync(struct{}{})
 	return rd
 }
 

@@ -8,8 +8,9 @@ import (
 )
 
 // shouldContinueAsNew: Temporal suggests it (history events, size, updates)
-// or one of the configured per-run limits is reached. It is asked only at an
-// idle boundary.
+// or one of the configured per-run limits is reached. It is asked at an
+// idle boundary, and between two steps of a turn, where only the history's
+// size counts: a turn too long for one run goes on in the next.
 func (r *run) shouldContinueAsNew(ctx workflow.Context) bool {
 	info := workflow.GetInfo(ctx)
 	c := r.cfg
@@ -20,8 +21,8 @@ func (r *run) shouldContinueAsNew(ctx workflow.Context) bool {
 		return true
 	case c.MaxRunBytes > 0 && info.GetCurrentHistorySize() >= c.MaxRunBytes:
 		return true
-	case c.MaxRunTurns > 0 && r.loop.State().Turn-r.firstTurn >= c.MaxRunTurns:
-		return true
+	case c.MaxRunTurns > 0 && r.loop.State().Turn-r.firstTurn >= c.MaxRunTurns && !r.loop.BetweenSteps():
+		return true // a turn limit waits for the turn to end; history limits do not
 	}
 	return false
 }
