@@ -42,6 +42,7 @@ type run struct {
 	inflight   int   // child starts and signals to other agents not yet resolved
 	firstTurn  int   // the last turn before this run
 	attrs      attrState
+	obs        RunObserver // nil without a Config.Observer
 }
 
 // Run is the workflow function: validate the input, register handlers,
@@ -63,6 +64,7 @@ func (a Agent) Run(ctx workflow.Context, in signals.AgentInput) (signals.AgentRe
 		}
 	}
 	r := &run{cfg: cfg, opts: in.Options, in: in, hooks: enabledHooks(cfg, in.Options.Hooks), attrs: currentAttrs(ctx)}
+	r.observe(ctx)
 	lc := loop.Config{AgentID: info.WorkflowExecution.ID, Options: in.Options, Modes: cfg.ToolModes,
 		Local: cfg.LocalTools, Rules: rc.rules(), MaxSeedBytes: cfg.MaxSeedBytes, StreamHooks: r.hooks.stream,
 		Parent: in.Parent, Profiles: cfg.Profiles, Providers: cfg.Providers}
@@ -82,7 +84,7 @@ func (a Agent) Run(ctx workflow.Context, in signals.AgentInput) (signals.AgentRe
 		if in.Parent != nil {
 			from = &eventlog.Initiator{Kind: eventlog.ByParent, ID: in.Parent.ID}
 		}
-		rd := r.loop.Step(workflow.Now(ctx), loop.Accept{Message: *in.First, List: eventlog.NextTurn, Wake: true, From: from})
+		rd := r.stepLoop(ctx, loop.Accept{Message: *in.First, List: eventlog.NextTurn, Wake: true, From: from})
 		if rd.Err != nil {
 			return signals.AgentResult{}, temporal.NewNonRetryableApplicationError(
 				"invalid first message", errInvalidInput, rd.Err)
@@ -125,7 +127,7 @@ func (r *run) run(ctx workflow.Context) (signals.AgentResult, error) {
 
 // step feeds one input to the loop and executes the commands it returns.
 func (r *run) step(ctx workflow.Context, q *queued) *end {
-	rd := r.loop.Step(workflow.Now(ctx), q.in)
+	rd := r.stepLoop(ctx, q.in)
 	q.done, q.rd = true, rd
 	r.continuing = r.continuing && r.loop.Continuing()
 	r.syncWaiting(ctx)
@@ -192,7 +194,7 @@ func (r *run) await(ctx workflow.Context, q *queued) (loop.Ready, error) {
 // what it asks at once: requests only interrupt, cancel timers and signal
 // children, never start work or end the run.
 func (r *run) request(ctx workflow.Context, in loop.Input) loop.Ready {
-	rd := r.loop.Step(workflow.Now(ctx), in)
+	rd := r.stepLoop(ctx, in)
 	for _, cmd := range rd.Commands {
 		r.exec(ctx, cmd) // a request's commands act at once: interrupts, timer cancels, signals to children
 	}

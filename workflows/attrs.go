@@ -80,7 +80,7 @@ func (r *run) syncWaiting(ctx workflow.Context) {
 		ups = append(ups, WaitUntilKey.ValueSet(until))
 	}
 	if err := workflow.UpsertTypedSearchAttributes(ctx, ups...); err != nil {
-		workflow.GetLogger(ctx).Warn("Search attribute upsert failed", "error", err)
+		r.logger(ctx).Warn("Search attribute upsert failed", "error", err)
 		return
 	}
 	r.attrs.waiting, r.attrs.until = w, until
@@ -107,7 +107,7 @@ func (r *run) syncAttrs(ctx workflow.Context) {
 		return
 	}
 	if err := workflow.UpsertTypedSearchAttributes(ctx, ups...); err != nil {
-		workflow.GetLogger(ctx).Warn("Search attribute upsert failed", "error", err)
+		r.logger(ctx).Warn("Search attribute upsert failed", "error", err)
 		return
 	}
 	r.attrs.status, r.attrs.turn, r.attrs.model = s.Status, s.Turn, model

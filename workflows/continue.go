@@ -69,7 +69,7 @@ func (r *run) settle(ctx workflow.Context) error {
 // by Temporal.
 func (r *run) continueAsNew(ctx workflow.Context, c loop.ContinueAsNew) error {
 	if c.CompactionErr != nil {
-		workflow.GetLogger(ctx).Warn("Compaction before continue-as-new failed", "error", c.CompactionErr)
+		r.logger(ctx).Warn("Compaction before continue-as-new failed", "error", c.CompactionErr)
 	}
 	if err := r.settle(ctx); err != nil {
 		return err
@@ -79,6 +79,6 @@ func (r *run) continueAsNew(ctx workflow.Context, c loop.ContinueAsNew) error {
 		return err
 	}
 	seed.PrevRun = workflow.GetInfo(ctx).WorkflowExecution.RunID
-	workflow.GetLogger(ctx).Info("Continuing as new", "log_len", seed.State.Len, "turn", seed.State.Turn, "runs", seed.Runs)
+	r.logger(ctx).Info("Continuing as new", "log_len", seed.State.Len, "runs", seed.Runs)
 	return workflow.NewContinueAsNewError(ctx, signals.AgentWorkflow, signals.AgentInput{Options: r.opts, Seed: &seed, Parent: r.in.Parent})
 }

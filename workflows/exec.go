@@ -77,7 +77,7 @@ func (r *run) exec(ctx workflow.Context, cmd loop.Command) *end {
 		err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
 		return &end{result: c.Result, err: err}
 	case loop.Fail:
-		workflow.GetLogger(ctx).Error("Session log transition failed", "error", c.Err)
+		r.logger(ctx).Error("Session log transition failed", "error", c.Err)
 		return &end{err: c.Err}
 	}
 	return nil
@@ -168,7 +168,7 @@ func (r *run) startTool(ctx workflow.Context, c loop.StartTool) {
 		case temporal.IsCanceledError(err):
 			return loop.ToolDone{CallID: c.Call.ID, Canceled: true}
 		}
-		workflow.GetLogger(ctx).Warn("Tool activity failed", "call_id", c.Call.ID, "tool", c.Call.Name, "error", err)
+		r.logger(ctx).Warn("Tool activity failed", "call_id", c.Call.ID, "tool", c.Call.Name, "error", err)
 		return loop.ToolDone{CallID: c.Call.ID, Failed: cause(err)}
 	})
 }

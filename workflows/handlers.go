@@ -53,7 +53,7 @@ func (r *run) register(ctx workflow.Context) error {
 		receive(ctx, signals.DisposeSignal.Name, func(d signals.Dispose) { r.request(ctx, loop.Dispose{Cause: d.Cause}) }),
 		receive(ctx, signals.SelectModelSignal.Name, func(s signals.Selection) {
 			if rd := r.request(ctx, loop.SelectModel{Selection: s}); rd.Err != nil {
-				workflow.GetLogger(ctx).Warn("Model selection rejected", "provider", s.Provider, "error", rd.Err)
+				r.logger(ctx).Warn("Model selection rejected", "provider", s.Provider, "error", rd.Err)
 			}
 		}),
 		receive(ctx, signals.ChildReportSignal.Name, func(rep signals.ChildReport) { r.queue(loop.ChildReport{Report: rep}) }),
@@ -78,7 +78,7 @@ func (r *run) register(ctx workflow.Context) error {
 // use the update of the same name.
 func (r *run) accept(ctx workflow.Context, m signals.Message, rt route) {
 	if rd := r.request(ctx, loop.Accept{Message: m, List: rt.list, Wake: rt.wake}); rd.Err != nil {
-		workflow.GetLogger(ctx).Warn("Message rejected", "message_id", m.ID, "list", rt.list, "error", rd.Err)
+		r.logger(ctx).Warn("Message rejected", "message_id", m.ID, "list", rt.list, "error", rd.Err)
 	}
 }
 

@@ -230,7 +230,7 @@ func (v view) Cancel(cause string, keepInbox bool) {
 
 func (v view) Spawn(args signals.SpawnArgs) (string, error) {
 	id := eventlog.MessageID("hook-spawn-" + itoa(int(v.r.loop.State().Len)))
-	rd := v.r.loop.Step(workflow.Now(v.ctx), loop.SpawnChild{Spawn: signals.Spawn{SpawnArgs: args, ID: id}})
+	rd := v.r.stepLoop(v.ctx, loop.SpawnChild{Spawn: signals.Spawn{SpawnArgs: args, ID: id}})
 	for _, cmd := range rd.Commands {
 		v.r.exec(v.ctx, cmd)
 	}

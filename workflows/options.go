@@ -61,6 +61,9 @@ type Config struct {
 	// MaxSeedBytes bounds the model context a Continue-As-New seed carries;
 	// a larger one is compacted first. 0 means DefaultMaxSeedBytes.
 	MaxSeedBytes int
+	// Observer, when set, watches every run (traces, metrics, logs); it
+	// never changes what a run does.
+	Observer Observer
 }
 
 // Defaults for Config fields left zero.
