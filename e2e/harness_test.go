@@ -13,6 +13,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/operatorservice/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/server/temporaltest"
 
@@ -39,6 +40,8 @@ type env struct {
 	// hub serves live model chunks at streamURL.
 	hub       *stream.Hub
 	streamURL string
+	// interceptors intercept the workers startWorker starts.
+	interceptors []interceptor.WorkerInterceptor
 }
 
 func newEnv(t *testing.T) *env {
@@ -96,7 +99,7 @@ func (e *env) startWorker(ts ...tools.Tool) worker.Worker {
 	return e.ts.NewWorkerWithOptions(signals.TaskQueue, func(r worker.Registry) {
 		workflows.Register(r, cfg)
 		activities.Register(r, model, tool)
-	}, worker.Options{})
+	}, worker.Options{Interceptors: e.interceptors})
 }
 
 func ctxT(t *testing.T, d time.Duration) context.Context {

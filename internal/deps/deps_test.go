@@ -25,6 +25,9 @@ var rules = []struct {
 	{"hook", []string{"eventlog", "signals", "loop"}, []string{"go.uber.org"}, []string{"net/http"}},
 	{"workflows", []string{"eventlog", "signals", "loop", "hook"}, []string{"go.uber.org", "go.temporal.io/server"}, []string{"net/http"}},
 	{"agent", []string{"eventlog", "signals"}, []string{"go.uber.org", "go.temporal.io/server"}, nil},
+	// telemetry observes the workflow and its activities; it reaches no
+	// activity code, provider or exporter (telemetryfx picks those).
+	{"telemetry", []string{"eventlog", "signals", "loop", "hook", "workflows"}, []string{"go.uber.org", "go.temporal.io/server"}, []string{"net/http"}},
 }
 
 func TestTheImportGraphKeepsTheHouseDirection(t *testing.T) {

@@ -1,0 +1,117 @@
+package telemetry
+
+import (
+	"context"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+	"go.temporal.io/sdk/log"
+
+	"github.com/tetherdev/tether/eventlog"
+)
+
+// emitter emits what recorded events close, outside replay; a nil emitter
+// (replay) emits nothing.
+type emitter struct {
+	t   *Telemetry
+	log log.Logger
+}
+
+// span is a finished span of a turn, emitted whole when its end is recorded.
+type span struct {
+	name       string
+	kind       trace.SpanKind
+	turn       int
+	id, parent trace.SpanID // parent is zero for the turn itself
+	start, end time.Time
+	attrs      []attribute.KeyValue
+	links      []trace.Link
+	failed     string // the status of a failed span: a kind, never free text
+}
+
+func (em *emitter) emit(c chain, s span) {
+	if em.t.tracer == nil {
+		return
+	}
+	ctx := withIDs(context.Background(), c.traceID(s.turn), s.id)
+	if s.parent.IsValid() {
+		ctx = trace.ContextWithSpanContext(ctx, c.spanContext(s.turn, s.parent))
+	}
+	_, sp := em.t.tracer.Start(ctx, s.name, trace.WithTimestamp(s.start), trace.WithSpanKind(s.kind),
+		trace.WithAttributes(s.attrs...), trace.WithLinks(s.links...))
+	if s.failed != "" {
+		sp.SetStatus(codes.Error, s.failed)
+	}
+	sp.End(trace.WithTimestamp(s.end))
+}
+
+func (em *emitter) count(c metric.Int64Counter, attrs ...attribute.KeyValue) {
+	c.Add(context.Background(), 1, metric.WithAttributes(attrs...))
+}
+
+func (em *emitter) turnStarted(s *runState) {
+	if em == nil {
+		return
+	}
+	if s.turn.retryOf > 0 {
+		em.count(em.t.metrics.retryTurns)
+	}
+	em.log.Info("Turn started", "agent", s.agent, "run", s.run, "turn", s.turn.n, "retry_of", s.turn.retryOf)
+}
+
+func (em *emitter) stepStarted() {
+	if em != nil {
+		em.count(em.t.metrics.steps)
+	}
+}
+
+func (em *emitter) compacted(kind string) {
+	if em != nil {
+		em.count(em.t.metrics.compactions, attribute.String("kind", kind))
+	}
+}
+
+func (em *emitter) turnEnded(s *runState, at time.Time, e eventlog.TurnEnd) {
+	if em == nil {
+		return
+	}
+	t := s.turn
+	em.count(em.t.metrics.turns, attribute.String("outcome", string(e.Reason)))
+	em.log.Info("Turn ended", "agent", s.agent, "run", s.run, "turn", t.n, "outcome", string(e.Reason),
+		"steps", t.steps, "duration_ms", at.Sub(t.start).Milliseconds())
+	sp := span{name: "turn", kind: trace.SpanKindInternal, turn: t.n, id: s.ids.turnSpan(t.n), start: t.start, end: at,
+		attrs: []attribute.KeyValue{
+			attribute.String("gen_ai.conversation.id", s.agent),
+			attribute.String("tether.agent.id", s.agent), attribute.String("tether.run.id", s.run),
+			attribute.Int("tether.turn", t.n), attribute.String("tether.turn.outcome", string(e.Reason)),
+			attribute.Int("tether.turn.steps", t.steps),
+		}}
+	if t.retryOf > 0 {
+		sp.attrs = append(sp.attrs, attribute.Int("tether.turn.retry_of", t.retryOf))
+		sp.links = []trace.Link{{SpanContext: s.ids.spanContext(t.retryOf, s.ids.turnSpan(t.retryOf)),
+			Attributes: []attribute.KeyValue{attribute.String("tether.link", "retry_of")}}}
+	}
+	if e.Reason == eventlog.EndFailed {
+		sp.failed = string(e.Reason)
+	}
+	em.emit(s.ids, sp)
+}
+
+func (em *emitter) stepEnded(s *runState, at time.Time) {
+	if em == nil || s.turn == nil || s.turn.step == nil {
+		return
+	}
+	t, st := s.turn, s.turn.step
+	attrs := []attribute.KeyValue{attribute.Int("tether.turn", t.n), attribute.Int("tether.step", st.n)}
+	if st.provider != "" {
+		attrs = append(attrs, attribute.String("tether.provider", st.provider))
+	}
+	if st.model != "" {
+		attrs = append(attrs, attribute.String("tether.model", st.model))
+	}
+	em.emit(s.ids, span{name: "step", kind: trace.SpanKindInternal, turn: t.n,
+		id: s.ids.stepSpan(t.n, st.n), parent: s.ids.turnSpan(t.n), start: st.start, end: at, attrs: attrs})
+}
