@@ -174,7 +174,7 @@ func TestATurnIsOneTraceOfStepsModelCallsAndToolCalls(t *testing.T) {
 	require.Equal(t, map[string]int64{"outcome=ok,tool=echo": 1}, f.counts("tether.tool.calls"))
 	for _, s := range spans {
 		for _, kv := range s.Attributes {
-			require.NotContains(t, kv.Value.Emit(), "secret", "%s %s", s.Name, kv.Key)
+			require.NotContains(t, kv.Value.String(), "secret", "%s %s", s.Name, kv.Key)
 		}
 	}
 	require.NotContains(t, f.logs.String(), "secret")
