@@ -54,6 +54,8 @@ type Config struct {
 	Tools    ToolsConfig
 	Workflow workflows.Config
 	Codec    CodecConfig
+	// Telemetry: traces and metrics.
+	Telemetry TelemetryConfig
 }
 
 // StreamConfig configures the endpoint serving live model chunks.
@@ -157,6 +159,7 @@ func flags(c *Config, env func(string) string) (*flag.FlagSet, *pending) {
 	fs.IntVar(&c.Workflow.MaxRunTurns, "max-run-turns", 0, "continue an agent as new after this many turns in one run (0: when Temporal suggests)")
 	fs.IntVar(&c.Workflow.MaxRunEvents, "max-run-events", 0, "continue an agent as new once its run has this many history events (0: when Temporal suggests)")
 	p.codec.register(fs, env, &c.Codec)
+	telemetryFlags(fs, &c.Telemetry, env)
 	return fs, p
 }
 
@@ -197,6 +200,7 @@ func (c Config) Validate() error {
 		errs = append(errs, errors.New("--tool-timeout and --model-timeout must be at least 1s"))
 	}
 	errs = append(errs, c.validateCodec()...)
+	errs = append(errs, c.Telemetry.validate()...)
 	return errors.Join(append(errs, c.Stream.validate()...)...)
 }
 
@@ -229,6 +233,6 @@ func (c Config) DataPath() (string, error) { return filepath.Abs(c.DataDir) }
 // Module supplies the configuration and its parts.
 func Module(c Config) fx.Option {
 	return fx.Module("config",
-		fx.Supply(c, c.Provider, c.Tools, c.Workflow, c.Stream),
+		fx.Supply(c, c.Provider, c.Tools, c.Workflow, c.Stream, c.Telemetry),
 	)
 }
