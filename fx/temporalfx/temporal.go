@@ -39,6 +39,8 @@ type Params struct {
 	Server    *devserver.Server `optional:"true"`
 	Lifecycle fx.Lifecycle
 	Logger    *slog.Logger
+	// Instrumentation, when provided, traces and measures the client.
+	Instrumentation Instrumentation `optional:"true"`
 }
 
 // NoServerFix is what a worker that finds no Temporal server tells its user.
@@ -66,6 +68,7 @@ func New(p Params) (Result, error) {
 		return Result{}, err
 	}
 	opts.Logger = tlog.NewStructuredLogger(p.Logger)
+	p.Instrumentation.apply(&opts)
 	ctx, cancel := context.WithTimeout(context.Background(), dialTimeout)
 	defer cancel()
 	c, err := client.DialContext(ctx, opts)

@@ -16,6 +16,7 @@ import (
 	"github.com/tetherdev/tether/fx/devserverfx"
 	"github.com/tetherdev/tether/fx/providerfx"
 	"github.com/tetherdev/tether/fx/streamfx"
+	"github.com/tetherdev/tether/fx/telemetryfx"
 	"github.com/tetherdev/tether/fx/temporalfx"
 	"github.com/tetherdev/tether/fx/toolfx"
 	"github.com/tetherdev/tether/fx/workerfx"
@@ -35,6 +36,7 @@ func Worker(cfg configfx.Config, logs io.Writer) fx.Option {
 		fx.Supply(logger),
 		fx.WithLogger(func() fxevent.Logger { return fxLogger(cfg.Verbose, logs) }),
 		configfx.Module(cfg),
+		telemetryfx.Module,
 		temporalfx.Module,
 		providerfx.Module,
 		streamfx.Module,

@@ -30,6 +30,8 @@ func TestWorkerAppValidatesInEveryMode(t *testing.T) {
 		"custom task queue": {args: []string{"--task-queue", "agents-eu"}},
 		"dev with codec":    {args: []string{"--dev", "--data-dir", t.TempDir()}, env: map[string]string{codec.EnvKeys: testKey}},
 		"codec server":      {args: []string{"--codec-addr", "127.0.0.1:0"}, env: map[string]string{codec.EnvKeys: testKey}},
+		"telemetry":         {args: []string{"--otlp-endpoint", "http://127.0.0.1:4318", "--metrics-addr", "127.0.0.1:0"}},
+		"telemetry on grpc": {args: []string{"--otlp-endpoint", "http://127.0.0.1:4317", "--otlp-protocol", "grpc"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

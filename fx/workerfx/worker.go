@@ -120,6 +120,8 @@ type Params struct {
 	Lifecycle     fx.Lifecycle
 	Shutdowner    fx.Shutdowner
 	Logger        *slog.Logger
+	// Observer, when provided, watches every agent run (package telemetry).
+	Observer workflows.Observer `optional:"true"`
 }
 
 // New registers everything and ties the worker to the app's lifecycle. A
@@ -137,6 +139,7 @@ func New(p Params) worker.Worker {
 		},
 	})
 	cfg := WorkflowConfig(p.Config.Workflow, p.Hooks, p.Tools)
+	cfg.Observer = p.Observer
 	cfg.Profiles = map[string]signals.Profile{}
 	for _, pr := range p.Profiles {
 		cfg.Profiles[pr.Name] = pr.Profile

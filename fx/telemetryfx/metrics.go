@@ -1,0 +1,81 @@
+package telemetryfx
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/resource"
+	"go.uber.org/fx"
+
+	"github.com/tetherdev/tether/internal/startup"
+	"github.com/tetherdev/tether/telemetry"
+)
+
+// MetricsEndpoint is where the worker serves its metrics; URL is empty when
+// it serves none.
+type MetricsEndpoint struct{ URL string }
+
+// metricsServer serves a registry the meter provider exports to.
+type metricsServer struct {
+	provider *sdkmetric.MeterProvider
+	url      string
+}
+
+func (m *metricsServer) endpoint() MetricsEndpoint {
+	if m == nil {
+		return MetricsEndpoint{}
+	}
+	return MetricsEndpoint{URL: m.url}
+}
+
+const readHeaderTimeout = 10 * time.Second
+
+// serveMetrics binds addr and serves /metrics from start to stop: Tether's
+// and the SDK's metrics through the returned provider, and the Go runtime's
+// and the process's. It returns nil when addr is empty.
+func serveMetrics(addr string, res *resource.Resource, lc fx.Lifecycle, logger *slog.Logger) (*metricsServer, error) {
+	if addr == "" {
+		return nil, nil
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	exporter, err := otelprom.New(otelprom.WithRegisterer(reg), otelprom.WithoutScopeInfo())
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, &startup.Error{Problem: fmt.Sprintf("cannot serve metrics on %s (%v)", addr, err),
+			Fix: "choose another address with --metrics-addr (127.0.0.1:0 picks a free port)", Err: err}
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: readHeaderTimeout,
+		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelDebug)}
+	m := &metricsServer{provider: telemetry.NewMeterProvider(exporter, res), url: "http://" + ln.Addr().String() + "/metrics"}
+	lc.Append(fx.Hook{
+		OnStart: func(context.Context) error {
+			go func() {
+				if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+					logger.Error("Metrics server failed", "error", err)
+				}
+			}()
+			logger.Info("Serving metrics", "url", m.url)
+			return nil
+		},
+		OnStop: func(ctx context.Context) error {
+			return errors.Join(srv.Shutdown(ctx), m.provider.Shutdown(ctx))
+		},
+	})
+	return m, nil
+}
