@@ -110,6 +110,8 @@ func Decode(env Envelope) (Event, error) {
 		return decodeAs[DecisionMade](env)
 	case TypeWaitStarted:
 		return decodeAs[WaitStarted](env)
+	case TypeToolsListed:
+		return decodeAs[ToolsListed](env)
 	default:
 		return nil, fmt.Errorf("%w: %q (seq %d)", ErrUnknownType, env.Type, env.Seq)
 	}
