@@ -50,6 +50,9 @@ func (r *run) exec(ctx workflow.Context, cmd loop.Command) *end {
 	case loop.StartTimer:
 		workflow.SetCurrentDetails(ctx, r.details("waiting "+c.After.String()+" to retry"))
 		r.startTimer(ctx, c)
+	case loop.ListTools:
+		workflow.SetCurrentDetails(ctx, r.details(c.Summary))
+		r.listTools(ctx, c)
 	case loop.RunToolPre:
 		r.push(r.toolPre(r.turn.ctx(ctx), c))
 	case loop.StartTool:
@@ -147,6 +150,20 @@ func (r *run) cancelTimer(c loop.CancelTimer) {
 	if cancel, ok := r.timers[c.ID]; ok {
 		cancel()
 	}
+}
+
+func (r *run) listTools(ctx workflow.Context, c loop.ListTools) {
+	actx := workflow.WithActivityOptions(r.turn.ctx(ctx), r.cfg.listOptions(c.ActivityID, c.Summary))
+	fut := workflow.ExecuteActivity(actx, signals.ListToolsActivity, c.Input)
+	r.outcome(ctx, fut, func(f workflow.Future) loop.Input {
+		var out eventlog.ToolsListed
+		err := f.Get(ctx, &out)
+		if err != nil {
+			workflow.GetLogger(ctx).Warn("Listing MCP tools failed", "servers", c.Input.Servers, "error", err)
+			return loop.ToolsListed{Err: errors.New(cause(err))}
+		}
+		return loop.ToolsListed{Listing: out}
+	})
 }
 
 func (r *run) startTool(ctx workflow.Context, c loop.StartTool) {

@@ -138,6 +138,26 @@ func (c Config) localToolOptions(summary string) workflow.LocalActivityOptions {
 	}
 }
 
+// listOptions bound a listing of MCP tools: the activity gives each
+// server a few seconds and answers for every server, so a retry is for a
+// worker that died; a listing that fails for good leaves the step with
+// the tools listed before.
+func (c Config) listOptions(id, summary string) workflow.ActivityOptions {
+	return workflow.ActivityOptions{
+		ActivityID:          id,
+		Summary:             summary,
+		StartToCloseTimeout: ListToolsTimeout,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval:    time.Second,
+			BackoffCoefficient: 2,
+			MaximumAttempts:    3,
+		},
+	}
+}
+
+// ListToolsTimeout bounds one attempt of the MCP listing activity.
+const ListToolsTimeout = 30 * time.Second
+
 func (c Config) toolOptions(id, summary string) workflow.ActivityOptions {
 	return workflow.ActivityOptions{
 		ActivityID:          id,
