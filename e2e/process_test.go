@@ -145,8 +145,9 @@ func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
 }
 
 // summaryGate is the scripted model, except that in a blocking worker a
-// compaction summary starts (and says so in dir/summary.log) and never
-// finishes: the process dies in the middle of it.
+// compaction summary, or a call whose last message says /hang, starts (and
+// says so in dir/summary.log or dir/model.log) and never finishes: the
+// process dies in the middle of it.
 type summaryGate struct {
 	dir   string
 	block bool
@@ -155,6 +156,14 @@ type summaryGate struct {
 func (g summaryGate) Complete(ctx context.Context, req llm.Request) (eventlog.AssistantMessage, error) {
 	if len(req.Messages) > 0 && strings.HasPrefix(req.Messages[0].Content, "You summarize") {
 		appendLine(g.dir, "summary", "start "+activity.GetInfo(ctx).ActivityID)
+		if g.block {
+			select {}
+		}
+	}
+	// A prompt saying /hang makes the model call hang in a blocking worker
+	// (it says so in dir/model.log): the process dies mid-call.
+	if last := req.Messages[len(req.Messages)-1]; strings.Contains(last.Content, "/hang") {
+		appendLine(g.dir, "model", "start "+activity.GetInfo(ctx).ActivityID)
 		if g.block {
 			select {}
 		}

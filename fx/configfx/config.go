@@ -50,7 +50,18 @@ type Config struct {
 	Tools              ToolsConfig
 	Workflow           workflows.Config
 	Codec              CodecConfig
+	// HeartbeatInterval is the most time between two heartbeat RPCs of one
+	// running model or tool call (the worker's MaxHeartbeatThrottleInterval):
+	// each costs one request to the server (and one billable action on
+	// Temporal Cloud), so it is kept well inside the heartbeat timeout
+	// rather than as short as possible.
+	HeartbeatInterval time.Duration
 }
+
+// DefaultHeartbeatInterval sends a running call's heartbeat every 2 seconds:
+// a dead worker's call (heartbeat timeout 5 s) runs again within seconds,
+// at half a request per second per running call.
+const DefaultHeartbeatInterval = 2 * time.Second
 
 // ProviderConfig selects and configures model providers. The API key comes
 // from the environment only and never leaves the worker.
@@ -125,6 +136,10 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 	deny := fs.String("workspace-deny", strings.Join(tools.DefaultDeny(), ","), "comma-separated file name patterns the file tools neither list nor read (empty: none)")
 	fs.DurationVar(&c.Workflow.ToolTimeout, "tool-timeout", workflows.DefaultToolTimeout, "tool activity timeout")
 	fs.DurationVar(&c.Workflow.ModelTimeout, "model-timeout", workflows.DefaultModelTimeout, "model activity timeout")
+	fs.DurationVar(&c.Workflow.ToolHeartbeat, "heartbeat-timeout", workflows.DefaultHeartbeat,
+		"model and tool calls whose worker is silent this long run again on another worker")
+	fs.DurationVar(&c.HeartbeatInterval, "heartbeat-interval", DefaultHeartbeatInterval,
+		"most time between two heartbeat requests of a running call (at most half of --heartbeat-timeout)")
 	fs.IntVar(&c.Workflow.MaxRunTurns, "max-run-turns", 0, "continue an agent as new after this many turns in one run (0: when Temporal suggests)")
 	fs.IntVar(&c.Workflow.MaxRunEvents, "max-run-events", 0, "continue an agent as new once its run has this many history events (0: when Temporal suggests)")
 	var cf codecFlags
@@ -145,6 +160,7 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 	c.Provider.OpenAIAPIKey = env("OPENAI_API_KEY")
 	c.Provider.AnthropicAPIKey = env("ANTHROPIC_API_KEY")
 	c.Workflow.NoSearchAttributes = c.NoSearchAttributes
+	c.Workflow.ModelHeartbeat = c.Workflow.ToolHeartbeat
 	if err := cf.resolve(&c, env); err != nil {
 		return Config{}, err
 	}
@@ -202,6 +218,9 @@ func (c Config) Validate() error {
 	}
 	if c.Workflow.ToolTimeout < time.Second || c.Workflow.ModelTimeout < time.Second {
 		errs = append(errs, errors.New("activity timeouts must be at least 1s"))
+	}
+	if hb := c.Workflow.ToolHeartbeat; hb < time.Second || c.HeartbeatInterval < 100*time.Millisecond || c.HeartbeatInterval > hb/2 {
+		errs = append(errs, errors.New("--heartbeat-timeout must be at least 1s and --heartbeat-interval from 100ms to half of it"))
 	}
 	errs = append(errs, c.validateCodec()...)
 	return errors.Join(append(errs, c.Stream.validate()...)...)

@@ -41,6 +41,7 @@ type Activities struct {
 // ActivityParams are NewActivities' dependencies; live streams are optional.
 type ActivityParams struct {
 	fx.In
+	Config    configfx.Config
 	Client    client.Client
 	Providers providerfx.Providers
 	Tools     *tools.Registry
@@ -53,10 +54,12 @@ type ActivityParams struct {
 func NewActivities(p ActivityParams) (Activities, error) {
 	reader := activities.NewLogReader(activities.WorkflowLog{Client: p.Client}, 0)
 	reg := p.Tools
+	// Record at least as often as heartbeats are sent, so each carries news.
+	every := min(activities.DefaultHeartbeatEvery, p.Config.HeartbeatInterval)
 	a := Activities{
 		Model: &activities.Model{Providers: p.Providers.ByName, DefaultProvider: p.Providers.Default, Tools: reg, Log: reader,
-			Streams: p.Streams, StreamHooks: map[string]activities.StreamHook{}},
-		Tool: &activities.Tool{Runner: reg, Log: reader},
+			Streams: p.Streams, StreamHooks: map[string]activities.StreamHook{}, HeartbeatEvery: every},
+		Tool: &activities.Tool{Runner: reg, Log: reader, HeartbeatEvery: every},
 	}
 	for _, h := range p.StreamHooks {
 		a.Model.StreamHooks[h.Name] = h
@@ -113,7 +116,8 @@ type Params struct {
 // fatal worker error shuts the app down with exit code 1.
 func New(p Params) worker.Worker {
 	w := worker.New(p.Client, p.Config.TaskQueue, worker.Options{
-		BuildID: BuildID(),
+		BuildID:                      BuildID(),
+		MaxHeartbeatThrottleInterval: p.Config.HeartbeatInterval,
 		OnFatalError: func(err error) {
 			p.Logger.Error("Worker failed", "error", err)
 			_ = p.Shutdowner.Shutdown(fx.ExitCode(1))
