@@ -158,6 +158,19 @@ func TestLocalToolCountsItsOwnFailuresByAttempt(t *testing.T) {
 	require.True(t, appErr.NonRetryable(), "attempt 1 of 1")
 }
 
+func TestToolWithDroppedArgumentsAnswersWhyWithoutRunning(t *testing.T) {
+	rec := &recordingTool{res: tools.Result{Content: "hi"}}
+	big := llm.Bound(eventlog.AssistantMessage{ToolCalls: []eventlog.ToolCallRequest{{
+		ID: "c1", Name: "echo", Arguments: []byte(`{"text":"` + strings.Repeat("x", llm.MaxArgumentsBytes) + `"}`),
+	}}})
+	log := &fakeToolCalls{req: big.ToolCalls[0]}
+	out, err := runTool(t, &activities.Tool{Runner: toolRegistry(t, rec), Log: log}, echoInput)
+	require.NoError(t, err)
+	require.True(t, out.IsError)
+	require.Contains(t, out.Content, "the tool did not run: the arguments of this call were 262155 bytes, over the limit of 262144 bytes")
+	require.Empty(t, rec.got())
+}
+
 func TestSummaryRetriesItsOwnRetryableFailuresWithinItsBudget(t *testing.T) {
 	tests := []struct {
 		name  string

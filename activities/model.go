@@ -140,7 +140,7 @@ func (m *Model) Call(ctx context.Context, in signals.ModelInput) (signals.ModelO
 	if out.Model == "" {
 		out.Model = req.Model
 	}
-	return out, nil
+	return llm.Bound(out), nil
 }
 
 // SummarizerPrompt is the system prompt of a compaction call.

@@ -8,6 +8,7 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/tetherdev/tether/activities/llm"
 	"github.com/tetherdev/tether/activities/tools"
 	"github.com/tetherdev/tether/eventlog"
 	"github.com/tetherdev/tether/signals"
@@ -66,6 +67,10 @@ func (t *Tool) Run(ctx context.Context, in signals.ToolInput) (signals.ToolOutpu
 		args = req.Arguments
 	}
 	out := signals.ToolOutput{CallID: in.CallID, Name: in.Name}
+	if n, limit, dropped := llm.DroppedArguments(args); dropped {
+		out.Content, out.IsError = llm.DroppedNotice(n, limit), true
+		return out, nil
+	}
 	res, err := t.execute(ctx, tools.Call{
 		AgentID: ref.AgentID, CallID: in.CallID, Name: in.Name,
 		Arguments: args, IdempotencyKey: in.IdempotencyKey,
