@@ -90,7 +90,8 @@ func (c *Conversation) Apply(e Event) {
 		c.messages = append([]Message{{Role: RoleUser, Content: SummaryPrefix + e.Text}}, kept...)
 	case InboxInserted, InboxClaimed, InboxDiscarded, TurnStart, TurnEnd, StepStart, StepEnd,
 		AssistantAttempt, ToolCall, StatusChanged, ModelSelected, TurnCanceling, AgentDisposing,
-		MaintenanceQueued, MaintenanceDone, RequestHeader, RequestContext:
+		MaintenanceQueued, MaintenanceDone, RequestHeader, RequestContext, ChildStarted, ChildSettled, ChildEnded,
+		DecisionRequested, DecisionMade, WaitStarted:
 	}
 }
 

@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"slices"
 	"time"
 
 	"github.com/tetherdev/tether/eventlog"
@@ -132,19 +133,36 @@ func (l *Loop) Page(req signals.LogRequest) signals.LogPage {
 	return page
 }
 
-// Status answers the status query.
+// Status answers the status query and the wait-idle update, bounded
+// whatever the agent holds (see signals.StatusView).
 func (l *Loop) Status() signals.StatusView {
 	s := l.state
-	return signals.StatusView{
+	v := signals.StatusView{
 		Status: s.Status, Turn: s.Turn, Step: s.Step, InTurn: s.InTurn, Due: l.due(),
-		NextTurn: nonNil(s.Inbox.NextTurn), NextStep: nonNil(s.Inbox.NextStep),
-		LogLen: s.Len, Disposed: s.Disposing, Runs: l.runs + 1,
+		NextTurn: previews(s.Inbox.NextTurn), NextStep: previews(s.Inbox.NextStep),
+		NextTurnLen: len(s.Inbox.NextTurn), NextStepLen: len(s.Inbox.NextStep),
+		LogLen: s.Len, Disposed: s.Disposing, Runs: l.runs + 1, Usage: s.Usage, Waits: s.Waits,
 	}
+	for _, p := range s.Pending {
+		pv := signals.PendingView{PendingDecision: p}
+		if i := slices.IndexFunc(s.OpenCalls, func(c eventlog.ToolCallRequest) bool { return c.ID == p.CallID }); i >= 0 {
+			pv.Arguments = signals.Preview(string(s.OpenCalls[i].Arguments))
+		}
+		v.Pending = append(v.Pending, pv)
+	}
+	for _, c := range s.Children {
+		v.Children = append(v.Children, signals.ChildView{ID: c.ID, Mode: c.Mode, Settled: c.Settled, Spent: c.Spent})
+	}
+	return v
 }
 
-func nonNil(p []eventlog.Pending) []eventlog.Pending {
-	if p == nil {
-		return []eventlog.Pending{}
+// previews are the oldest MaxStatusItems messages of a list, each cut to
+// a preview.
+func previews(p []eventlog.Pending) []eventlog.Pending {
+	out := make([]eventlog.Pending, 0, min(len(p), signals.MaxStatusItems))
+	for _, m := range p[:min(len(p), signals.MaxStatusItems)] {
+		m.Content = signals.Preview(m.Content)
+		out = append(out, m)
 	}
-	return p
+	return out
 }

@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -243,7 +244,14 @@ func (l *Loop) modelDone(now time.Time, in ModelDone) {
 		return
 	}
 	l.turn.callsSeq = s.Len
-	l.record(now, eventlog.ActivityRef(signals.ModelActivityID(s.Turn, s.Step)), in.Output)
+	if in.Output.Text != "" {
+		l.turn.lastText = in.Output.Text
+	}
+	ref := eventlog.ActivityRef(signals.ModelActivityID(s.Turn, s.Step))
+	if out, fixed := validArguments(in.Output); fixed {
+		in.Output, ref = out, "" // what the log holds is no longer the activity's result
+	}
+	l.record(now, ref, in.Output)
 	if len(in.Output.ToolCalls) == 0 {
 		l.endStep(now)
 		return
@@ -279,10 +287,26 @@ func (l *Loop) retryAfter(now time.Time, d time.Duration) {
 		return
 	}
 	l.phase = backoff
-	l.emit(StartTimer{After: d})
+	l.emit(StartTimer{ID: signals.BackoffTimer, After: d})
 }
 
+// timerFired routes a timer to what started it: the retry backoff, a
+// decision's deadline, a wait.
 func (l *Loop) timerFired(now time.Time, in TimerFired) {
+	if in.ID != signals.BackoffTimer {
+		switch {
+		case !l.timers[in.ID]:
+			l.fail(fmt.Errorf("%w: timer %q was not started", eventlog.ErrInvalidTransition, in.ID))
+		case l.phase == tooling:
+			l.callTimerFired(now, in)
+		default: // canceled with its turn, and fired after it ended
+			delete(l.timers, in.ID)
+		}
+		return
+	}
+	if !l.expect(backoff, in) {
+		return
+	}
 	if in.Canceled || l.state.Canceling != "" {
 		l.phase = proposing
 		return
@@ -302,4 +326,23 @@ func firstOf(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// validArguments makes every tool call's arguments JSON: a model that wrote
+// something else gets it back as a JSON string, which the tool's schema
+// then refuses with an error result the model reads, instead of a log that
+// cannot record it.
+func validArguments(out signals.ModelOutput) (signals.ModelOutput, bool) {
+	fixed := false
+	for i, c := range out.ToolCalls {
+		if json.Valid(c.Arguments) {
+			continue
+		}
+		if !fixed {
+			out.ToolCalls, fixed = slices.Clone(out.ToolCalls), true
+		}
+		s, _ := json.Marshal(string(c.Arguments))
+		out.ToolCalls[i].Arguments = s
+	}
+	return out, fixed
 }

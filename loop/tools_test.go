@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"encoding/json"
 	"errors"
 	"testing"
 
@@ -234,4 +235,18 @@ func toolCallIDs(evs []eventlog.Event) []string {
 		out = append(out, c.CallID)
 	}
 	return out
+}
+
+func TestToolArgumentsThatAreNotJSONAreRecordedAsAStringTheToolRefuses(t *testing.T) {
+	d := toolsDriver(t, nil, 4, "t")
+	d.followup("f1")
+	d.resume()
+	out := calls("t")
+	out.ToolCalls[0].Arguments = json.RawMessage(`{"path": unterminated`)
+	d.answerModel(out)
+	st := take[StartTool](d)
+	require.Equal(t, "c0", st.Call.ID)
+	am := only[eventlog.AssistantMessage](d.events())[0]
+	require.JSONEq(t, `"{\"path\": unterminated"`, string(am.ToolCalls[0].Arguments))
+	d.requireOK()
 }

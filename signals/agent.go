@@ -45,6 +45,10 @@ type AgentOptions struct {
 	Budget *Budget `json:"budget,omitempty"`
 	// Compaction configures the compaction hook.
 	Compaction *Compaction `json:"compaction,omitempty"`
+	// Approval says which tool calls wait for a person.
+	Approval *ApprovalPolicy `json:"approval,omitempty"`
+	// Wait bounds the wait tool.
+	Wait *WaitPolicy `json:"wait,omitempty"`
 }
 
 // Compaction configures the compaction hook (seed 002's
@@ -172,6 +176,9 @@ type AgentInput struct {
 	First *Message `json:"first,omitempty"`
 	// Seed, when set, continues the agent from a previous run.
 	Seed *Seed `json:"seed,omitempty"`
+	// Parent, when set, is the agent that started this one as its child:
+	// it gets a ChildReport of every settled turn.
+	Parent *ParentLink `json:"parent,omitempty"`
 }
 
 // Seed carries an agent across Continue-As-New: everything the next run needs

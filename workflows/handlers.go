@@ -54,7 +54,11 @@ func (r *run) register(ctx workflow.Context) error {
 		receive(ctx, signals.SelectModelSignal.Name, func(s signals.Selection) {
 			r.request(ctx, loop.SelectModel{Selection: s})
 		}),
+		receive(ctx, signals.ChildReportSignal.Name, func(rep signals.ChildReport) { r.queue(loop.ChildReport{Report: rep}) }),
 	)
+	if err := r.orchestrationUpdates(ctx); err != nil {
+		return err
+	}
 	if err := r.sendUpdate(ctx); err != nil {
 		return err
 	}

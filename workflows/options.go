@@ -50,6 +50,8 @@ type Config struct {
 	// StreamHooks name the llm/stream hooks the worker's model activity
 	// has (activities.StreamHook); agents enable them like other hooks.
 	StreamHooks []string
+	// Profiles are the named kinds of child agent spawn_agent may start.
+	Profiles map[string]signals.Profile
 	// ToolModes are the execution modes of the worker's tools by name;
 	// tools not listed run in parallel.
 	ToolModes map[string]signals.ToolMode

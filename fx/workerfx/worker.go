@@ -116,6 +116,10 @@ type Params struct {
 // fatal worker error shuts the app down with exit code 1.
 func New(p Params) worker.Worker {
 	w := worker.New(p.Client, p.Config.TaskQueue, worker.Options{
+		// The deprecated field is the one that sets the recorded build ID
+		// alone: DeploymentOptions also records a deployment name, ~120
+		// bytes a turn, for versioning Tether does not use.
+		//lint:ignore SA1019 see above
 		BuildID:                      BuildID(),
 		MaxHeartbeatThrottleInterval: p.Config.HeartbeatInterval,
 		OnFatalError: func(err error) {

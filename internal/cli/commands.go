@@ -3,7 +3,9 @@ package cli
 import (
 	"context"
 	"flag"
+	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/tetherdev/tether/agent"
@@ -24,6 +26,12 @@ var commands = map[string]command{
 	"log":      reader("log", showLog),
 	"dispose":  dispose,
 	"compact":  compact,
+	"ls":       list,
+	"approve":  decision("approve", (*agent.Handle).Approve),
+	"deny":     decision("deny", (*agent.Handle).Deny),
+	"answer":   decision("answer", (*agent.Handle).Answer),
+	"tree":     tree,
+	"spawn":    spawn,
 }
 
 func compact(ctx context.Context, e env, args []string) error {
@@ -161,7 +169,7 @@ func showLog(ctx context.Context, e env, h *agent.Handle, asJSON bool) error {
 	case asJSON:
 		return e.json(log)
 	}
-	return agent.WriteTranscript(e.s.Out, log)
+	return agent.WriteTranscript(e.s.Out, h.ID, log)
 }
 
 func printStatus(e env, st signals.StatusView) {
@@ -170,11 +178,22 @@ func printStatus(e env, st signals.StatusView) {
 	for _, l := range []struct {
 		name string
 		msgs []eventlog.Pending
-	}{{"next-turn", st.NextTurn}, {"next-step", st.NextStep}} {
-		e.printf("%s: %d pending\n", l.name, len(l.msgs))
+		n    int
+	}{{"next-turn", st.NextTurn, st.NextTurnLen}, {"next-step", st.NextStep, st.NextStepLen}} {
+		e.printf("%s: %d pending\n", l.name, max(l.n, len(l.msgs)))
 		for _, m := range l.msgs {
 			e.printf("  %s  %q\n", m.ID, clip(m.Content, 60))
 		}
+	}
+	for _, p := range st.Pending {
+		e.printf("waiting for %s: call %s (%s %s) since %s\n", p.Kind, p.CallID, p.Name, clip(p.Arguments, 80),
+			p.Since.UTC().Format(time.RFC3339))
+	}
+	for _, w := range st.Waits {
+		e.printf("waiting: call %s until %s\n", w.CallID, w.Until.UTC().Format(time.RFC3339))
+	}
+	for _, c := range st.Children {
+		e.printf("child: %s (%s, %d settled turns)\n", c.ID, c.Mode, c.Settled)
 	}
 }
 
@@ -217,7 +236,7 @@ func waitAndPrint(ctx context.Context, e env, h *agent.Handle) error {
 	if err != nil {
 		return err
 	}
-	return agent.WriteTranscript(e.s.Out, log)
+	return agent.WriteTranscript(e.s.Out, h.ID, log)
 }
 
 // attachAny attaches for reading: a closed agent's status and log can still
@@ -239,3 +258,5 @@ func clip(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
+
+func itoa(i int) string { return strconv.Itoa(i) }
