@@ -21,6 +21,7 @@ import (
 	"github.com/tetherdev/tether/activities/scripted"
 	"github.com/tetherdev/tether/activities/tools"
 	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/fx/configfx"
 	"github.com/tetherdev/tether/fx/workerfx"
 	"github.com/tetherdev/tether/signals"
 	"github.com/tetherdev/tether/workflows"
@@ -57,7 +58,7 @@ func runWorkerProcess(addr string) int {
 		return 1
 	}
 	reader := activities.NewLogReader(activities.WorkflowLog{Client: c}, 0)
-	w := worker.New(c, signals.TaskQueue, worker.Options{})
+	w := worker.New(c, signals.TaskQueue, worker.Options{StickyScheduleToStartTimeout: configfx.DefaultStickyTimeout})
 	workflows.Register(w, workerfx.WorkflowConfig(workflows.Config{ModelHeartbeat: 2 * time.Second, ToolHeartbeat: 2 * time.Second}, nil, reg))
 	activities.Register(w,
 		&activities.Model{Providers: map[string]activities.Provider{scripted.Name: summaryGate{dir: dir, block: os.Getenv(envWorkerMode) == "block"}},

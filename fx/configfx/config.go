@@ -60,12 +60,24 @@ type Config struct {
 	// Temporal Cloud), so it is kept well inside the heartbeat timeout
 	// rather than as short as possible.
 	HeartbeatInterval time.Duration
+	// StickyTimeout is how long a workflow task or query waits for the
+	// worker that has the agent cached (the worker's
+	// StickyScheduleToStartTimeout) before any worker may take it. After a
+	// crash every agent of the dead worker pays it once, in the first log
+	// read or workflow task; a worker too busy to take its own tasks in
+	// time makes another replay the agent.
+	StickyTimeout time.Duration
 }
 
-// DefaultHeartbeatInterval sends a running call's heartbeat every 2 seconds:
-// a dead worker's call (heartbeat timeout 5 s) runs again within seconds,
-// at half a request per second per running call.
-const DefaultHeartbeatInterval = 2 * time.Second
+// Crash recovery defaults (bench/README.md has the measured figures).
+const (
+	// DefaultHeartbeatInterval sends a running call's heartbeat every 2
+	// seconds: a dead worker's call (heartbeat timeout 5 s) is noticed
+	// within seconds, at half a request per second per running call.
+	DefaultHeartbeatInterval = 2 * time.Second
+	// DefaultStickyTimeout is Temporal's 5 s cut to 2 s.
+	DefaultStickyTimeout = 2 * time.Second
+)
 
 // StreamConfig configures the endpoint serving live model chunks.
 type StreamConfig struct {
@@ -170,6 +182,8 @@ func flags(c *Config, env func(string) string) (*flag.FlagSet, *pending) {
 		"model and tool calls whose worker is silent this long run again on another worker")
 	fs.DurationVar(&c.HeartbeatInterval, "heartbeat-interval", DefaultHeartbeatInterval,
 		"most time between two heartbeat requests of a running call (at most half of --heartbeat-timeout)")
+	fs.DurationVar(&c.StickyTimeout, "sticky-timeout", DefaultStickyTimeout,
+		"how long an agent's work waits for the worker that has it cached before another worker takes it")
 	fs.IntVar(&c.Workflow.MaxRunTurns, "max-run-turns", 0, "continue an agent as new after this many turns in one run (0: when Temporal suggests)")
 	fs.IntVar(&c.Workflow.MaxRunEvents, "max-run-events", 0, "continue an agent as new once its run has this many history events (0: when Temporal suggests)")
 	p.codec.register(fs, env, &c.Codec)
@@ -214,6 +228,9 @@ func (c Config) Validate() error {
 	}
 	if hb := c.Workflow.ToolHeartbeat; hb < time.Second || c.HeartbeatInterval < 100*time.Millisecond || c.HeartbeatInterval > hb/2 {
 		errs = append(errs, errors.New("--heartbeat-timeout must be at least 1s and --heartbeat-interval from 100ms to half of it"))
+	}
+	if c.StickyTimeout < 100*time.Millisecond {
+		errs = append(errs, errors.New("--sticky-timeout must be at least 100ms"))
 	}
 	errs = append(errs, c.validateCodec()...)
 	return errors.Join(append(errs, c.Stream.validate()...)...)

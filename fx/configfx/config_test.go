@@ -33,6 +33,7 @@ func TestLoadRejectsBadConfigurationWithClearErrors(t *testing.T) {
 		{"tiny heartbeat timeout", []string{"--heartbeat-timeout", "500ms"}, nil, "--heartbeat-timeout must be at least 1s"},
 		{"heartbeat interval over half the timeout", []string{"--heartbeat-interval", "3s"}, nil, "from 100ms to half of it"},
 		{"tiny heartbeat interval", []string{"--heartbeat-interval", "10ms"}, nil, "from 100ms to half of it"},
+		{"tiny sticky timeout", []string{"--sticky-timeout", "0s"}, nil, "--sticky-timeout must be at least 100ms"},
 		{"unknown flag", []string{"--nope"}, nil, "flag provided but not defined: -nope: worker -h lists the flags"},
 		{"tls cert without key", []string{"--stream-tls-cert", "cert.pem"}, nil, "--stream-tls-cert and --stream-tls-key go together"},
 		{"tls key without cert", []string{"--stream-tls-key", "key.pem"}, nil, "--stream-tls-cert and --stream-tls-key go together"},
@@ -84,6 +85,7 @@ func TestLoadDefaultsAndEnvironment(t *testing.T) {
 	require.Equal(t, 5*time.Second, cfg.Workflow.ToolHeartbeat)
 	require.Equal(t, 5*time.Second, cfg.Workflow.ModelHeartbeat)
 	require.Equal(t, 2*time.Second, cfg.HeartbeatInterval)
+	require.Equal(t, 2*time.Second, cfg.StickyTimeout)
 	require.False(t, cfg.Verbose)
 }
 

@@ -122,6 +122,7 @@ func New(p Params) worker.Worker {
 		//lint:ignore SA1019 see above
 		BuildID:                      BuildID(),
 		MaxHeartbeatThrottleInterval: p.Config.HeartbeatInterval,
+		StickyScheduleToStartTimeout: p.Config.StickyTimeout,
 		OnFatalError: func(err error) {
 			p.Logger.Error("Worker failed", "error", err)
 			_ = p.Shutdowner.Shutdown(fx.ExitCode(1))
