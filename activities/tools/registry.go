@@ -122,7 +122,7 @@ func newEntry(t Tool) (entry, error) {
 		return entry{}, fmt.Errorf("parameters: %w", err)
 	}
 	if s.typ != "object" {
-		return entry{}, errors.New(`parameters: schema must have "type":"object"`)
+		return entry{}, fmt.Errorf(`parameters: %w: schema must have "type":"object"`, ErrInvalidSchema)
 	}
 	t.Parameters = bytes.Clone(t.Parameters)
 	return entry{tool: t, schema: s}, nil
