@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -178,4 +179,52 @@ func mustLog(t *testing.T, h *agent.Handle) []eventlog.Envelope {
 	log, err := h.Log(ctxT(t, 30*time.Second))
 	require.NoError(t, err)
 	return log
+}
+
+// Queued turns of tool calls while the worker process is killed again and
+// again, mid-tool and just after a tool finished (as a user killing
+// `worker --dev` would): every message is answered, every tool result is
+// the tool's own, no model call is recorded as failed, and nothing the
+// model reads says "timed out".
+func TestRepeatedWorkerKillsNeverReachTheModel(t *testing.T) {
+	e := newEnv(t)
+	dir := t.TempDir()
+	ctx := ctxT(t, 4*time.Minute)
+	proc := e.startWorkerProcess(dir, "paced").Process
+	h, err := e.agents.Create(ctx, agent.CreateOptions{
+		ID: "kill-storm", Options: signals.AgentOptions{Tools: []string{"echo", "slow"}}, First: "/tool slow {}\n/tool echo {}",
+	})
+	require.NoError(t, err)
+	const followups = 8
+	for i := 0; i < followups; i++ {
+		_, err := h.Followup(ctx, "/tool slow {}\n/tool echo {}")
+		require.NoError(t, err)
+	}
+	// Kill when the k-th slow call starts (mid-tool) or finishes (its
+	// result on its way), alternately.
+	for k := 1; k <= 6; k++ {
+		verb := map[bool]string{true: "start", false: "done"}[k%2 == 1]
+		waitFor(t, time.Minute, fmt.Sprintf("slow %s #%d", verb, k), func() bool { return countVerb(readLines(t, dir, "slow"), verb) >= k })
+		require.NoError(t, proc.Kill())
+		_, _ = proc.Wait()
+		proc = e.startWorkerProcess(dir, "paced").Process
+	}
+	st := idleAcrossRuns(ctx, t, h)
+	require.Equal(t, followups+1, st.Turn)
+
+	log := mustLog(t, h)
+	evs := events(t, log)
+	for id, o := range eventlog.ConsumedWork(evs) {
+		require.Equal(t, eventlog.EndCompleted, o.TurnEnd, "message %s", id)
+	}
+	require.Empty(t, ofType[eventlog.AssistantAttempt](evs))
+	results := ofType[eventlog.ToolResult](evs)
+	require.Len(t, results, 2*(followups+1))
+	for _, r := range results {
+		require.False(t, r.IsError, r.Content)
+		require.Contains(t, r.Content, r.Name+" ok ")
+	}
+	for _, env := range log {
+		require.NotContains(t, string(env.Data), "timed out")
+	}
 }

@@ -32,7 +32,7 @@ const (
 	envWorkerAddr = "TETHER_E2E_WORKER_ADDR"
 	envWorkerNS   = "TETHER_E2E_WORKER_NAMESPACE"
 	envWorkerDir  = "TETHER_E2E_WORKER_DIR"
-	envWorkerMode = "TETHER_E2E_WORKER_MODE" // "block": the slow tool never finishes
+	envWorkerMode = "TETHER_E2E_WORKER_MODE" // "block": the slow tool never finishes; "paced": it takes 300 ms
 )
 
 func TestMain(m *testing.M) {
@@ -52,7 +52,12 @@ func runWorkerProcess(addr string) int {
 	}
 	defer c.Close()
 	dir := os.Getenv(envWorkerDir)
-	reg, err := tools.NewRegistry(journaledTool(dir, "echo", false), journaledTool(dir, "slow", os.Getenv(envWorkerMode) == "block"))
+	mode := os.Getenv(envWorkerMode)
+	pace := time.Duration(0)
+	if mode == "paced" {
+		pace = 300 * time.Millisecond
+	}
+	reg, err := tools.NewRegistry(journaledTool(dir, "echo", false, 0), journaledTool(dir, "slow", mode == "block", pace))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tools:", err)
 		return 1
@@ -81,8 +86,8 @@ func stopChan(c <-chan os.Signal) <-chan any {
 
 // journaledTool appends "start KEY" and "done KEY" lines to dir/name.log, so
 // a test can count real executions across processes. A blocking tool starts
-// and then waits until its process dies.
-func journaledTool(dir, name string, block bool) tools.Tool {
+// and then waits until its process dies; a paced one works for pace.
+func journaledTool(dir, name string, block bool, pace time.Duration) tools.Tool {
 	return tools.Tool{
 		Name: name, Description: "Record the call and answer.",
 		Run: func(ctx context.Context, c tools.Call) (tools.Result, error) {
@@ -90,6 +95,11 @@ func journaledTool(dir, name string, block bool) tools.Tool {
 			if block {
 				<-ctx.Done()
 				select {} // a hard crash is simulated by SIGKILL, not by returning
+			}
+			select {
+			case <-ctx.Done():
+				return tools.Result{}, ctx.Err()
+			case <-time.After(pace):
 			}
 			appendLine(dir, name, "done "+c.IdempotencyKey)
 			return tools.Result{Content: name + " ok " + c.IdempotencyKey}, nil
