@@ -8,7 +8,7 @@ STATICCHECK   = honnef.co/go/tools/cmd/staticcheck@v0.8.2
 RACE_PKGS   = ./codec/... ./eventlog/... ./signals/... ./loop/... ./workflows/... ./hook/... ./activities/... ./agent/... ./projection/... ./internal/cli/...
 SERVER_PKGS = ./e2e/... ./internal/devserver/... ./internal/deps/... ./fx/... ./cmd/...
 
-.PHONY: test check unit server demo bench bench-long
+.PHONY: test check unit server demo bench bench-long fuzz
 
 test: check unit server
 
@@ -27,11 +27,26 @@ server:
 demo:
 	$(GO) run ./cmd/worker --demo
 
+# Each fuzz target for FUZZTIME. Their seeds (testdata/fuzz) run as plain
+# tests in `unit`. The first run builds the instrumented packages, which
+# takes minutes; later runs reuse Go's build cache.
+FUZZTIME ?= 5s
+FUZZ_TARGETS = FuzzDecode:./eventlog FuzzJournalUnmarshal:./signals FuzzValidate:./signals \
+	FuzzArguments:./activities/tools FuzzSchema:./activities/tools FuzzReadStream:./agent
+
+fuzz:
+	@for t in $(FUZZ_TARGETS); do \
+		name=$${t%%:*}; pkg=$${t#*:}; \
+		echo "$(GO) test -run '^\$$' -fuzz '^$$name\$$' -fuzztime $(FUZZTIME) $$pkg"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	done
+
 # The figures in bench/README.md: a few minutes; bench-long adds the
 # 10,000-turn agent (~18 minutes).
 bench:
 	$(GO) test -run '^$$' -bench 'History50|TokenLatency|ThousandAgents' -benchtime 1x -count 1 ./bench/...
 	$(GO) test -run '^$$' -bench 'TurnLatency' -benchtime 200x -count 1 ./bench/...
+	$(GO) test -run '^$$' -bench 'CrashRecovery' -benchtime 6x -count 1 ./bench/...
 
 bench-long:
 	$(GO) test -run '^$$' -bench 'LongLivedAgent' -benchtime 1x -count 1 -timeout 60m ./bench/...

@@ -45,7 +45,7 @@ func (workloadModel) Complete(_ context.Context, req llm.Request) (eventlog.Assi
 // does I/O); "read" is the same as a fast local tool, like the built-in
 // read_file.
 func fetchTool(name string, local bool) tools.Tool {
-	return tools.Tool{Name: name, Description: "Fetch 2 KB.", Local: local, Run: func(_ context.Context, c tools.Call) (tools.Result, error) {
+	return tools.Tool{Name: name, Description: "Fetch 2 KB.", Local: local, Idempotent: true, Run: func(_ context.Context, c tools.Call) (tools.Result, error) {
 		return tools.Result{Content: strings.Repeat(c.CallID+" ", 2048/(len(c.CallID)+1)+1)[:2048]}, nil
 	}}
 }

@@ -72,7 +72,7 @@ func TestAnMCPListingThatFailsForGoodLeavesTheTurnRunning(t *testing.T) {
 		return eventlog.ToolsListed{}, temporal.NewApplicationError("worker lost its config", "test")
 	}, byStep(nil))
 	evs := h.run(signals.AgentOptions{Tools: []string{"mcp:files"}}, "hello", time.Hour)
-	require.Len(t, *asked, 3, "the listing activity's attempts")
+	require.Greater(t, len(*asked), 3, "faults are retried until the listing's deadline")
 	listed := only[eventlog.ToolsListed](evs)
 	require.Len(t, listed, 1)
 	require.Contains(t, listed[0].Servers[0].Error, "worker lost its config")
