@@ -22,7 +22,7 @@ unit:
 	$(GO) test -race -count=1 $(RACE_PKGS)
 
 server:
-	$(GO) test -count=1 $(SERVER_PKGS)
+	$(GO) test -count=1 -timeout 30m $(SERVER_PKGS)
 
 demo:
 	$(GO) run ./cmd/worker --demo
