@@ -8,7 +8,7 @@ STATICCHECK   = honnef.co/go/tools/cmd/staticcheck@v0.8.2
 RACE_PKGS   = ./codec/... ./eventlog/... ./signals/... ./loop/... ./workflows/... ./hook/... ./activities/... ./agent/... ./projection/... ./internal/cli/... ./bench/workload/...
 SERVER_PKGS = ./e2e/... ./internal/devserver/... ./internal/deps/... ./internal/cluster/... ./fx/... ./cmd/...
 
-.PHONY: test check unit server demo bench bench-long
+.PHONY: test check unit server demo bench bench-long cluster
 
 test: check unit server
 
@@ -35,3 +35,9 @@ bench:
 
 bench-long:
 	$(GO) test -run '^$$' -bench 'LongLivedAgent' -benchtime 1x -count 1 -timeout 60m ./bench/...
+
+# Tether on a real Temporal cluster on PostgreSQL with two workers, and the
+# 1,000-agent benchmark with a worker killed halfway (scripts/cluster/run;
+# not part of test: ~10 minutes, installs PostgreSQL if missing).
+cluster:
+	scripts/cluster/run
