@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
@@ -20,10 +21,16 @@ import (
 type clusterCounts struct {
 	activities    map[string]int // completed activities by worker
 	workflowTasks map[string]int // completed workflow tasks by worker
-	// Traces of the kill: activities timed out (a model call, which retry
-	// turns own) or retried by Temporal (a tool call), workflow tasks timed
-	// out, and retry turns.
+	// Traces of a lost worker: activities timed out (a model call, which
+	// retry turns own) or retried by Temporal (a tool call), workflow tasks
+	// timed out, and retry turns.
 	activityTimeouts, activityRetries, taskTimeouts, retryTurns int
+	// disturbed holds, by agent, when each of those traces happened.
+	disturbed map[int][]time.Time
+}
+
+func newClusterCounts() clusterCounts {
+	return clusterCounts{activities: map[string]int{}, workflowTasks: map[string]int{}, disturbed: map[int][]time.Time{}}
 }
 
 func (c *clusterCounts) add(o clusterCounts) {
@@ -37,21 +44,24 @@ func (c *clusterCounts) add(o clusterCounts) {
 	c.activityRetries += o.activityRetries
 	c.taskTimeouts += o.taskTimeouts
 	c.retryTurns += o.retryTurns
+	for k, v := range o.disturbed {
+		c.disturbed[k] = append(c.disturbed[k], v...)
+	}
 }
 
 // check reads every agent's history and proves each turn was answered
 // once: as many user messages, settled turns and answers as turns, every
 // tool call run once and answered by its tool.
 func (f *fleet) check(ctx context.Context) (clusterCounts, error) {
-	total := clusterCounts{activities: map[string]int{}, workflowTasks: map[string]int{}}
+	total := newClusterCounts()
 	var mu sync.Mutex
 	var errs []error
-	ids := make(chan string)
+	ids := make(chan int)
 	var wg sync.WaitGroup
 	for range 16 {
 		wg.Go(func() {
-			for id := range ids {
-				counts, err := f.checkAgent(ctx, id)
+			for a := range ids {
+				counts, err := f.checkAgent(ctx, a)
 				mu.Lock()
 				total.add(counts)
 				errs = append(errs, err)
@@ -60,21 +70,24 @@ func (f *fleet) check(ctx context.Context) (clusterCounts, error) {
 		})
 	}
 	for a := range f.env.Agents {
-		ids <- fmt.Sprintf("%s-%d", f.prefix, a)
+		ids <- a
 	}
 	close(ids)
 	wg.Wait()
 	return total, errors.Join(errs...)
 }
 
-func (f *fleet) checkAgent(ctx context.Context, id string) (clusterCounts, error) {
-	counts := clusterCounts{activities: map[string]int{}, workflowTasks: map[string]int{}}
+func (f *fleet) checkAgent(ctx context.Context, a int) (clusterCounts, error) {
+	counts := newClusterCounts()
+	id := f.agentID(a)
 	history, err := projection.Fetch(ctx, f.c, id, "")
 	if err != nil {
 		return counts, fmt.Errorf("history of %s: %w", id, err)
 	}
 	for _, ev := range history {
-		f.countEvent(&counts, ev)
+		if f.countEvent(&counts, ev) {
+			counts.disturbed[a] = append(counts.disturbed[a], ev.GetEventTime().AsTime())
+		}
 	}
 	envs, err := projection.FromHistory(history)
 	if err != nil {
@@ -95,7 +108,8 @@ func (f *fleet) checkAgent(ctx context.Context, id string) (clusterCounts, error
 	return counts, nil
 }
 
-func (f *fleet) countEvent(c *clusterCounts, ev *historypb.HistoryEvent) {
+// countEvent counts ev and reports whether it is a trace of a lost worker.
+func (f *fleet) countEvent(c *clusterCounts, ev *historypb.HistoryEvent) bool {
 	switch ev.GetEventType() {
 	case enumspb.EVENT_TYPE_ACTIVITY_TASK_COMPLETED:
 		c.activities[f.worker(ev.GetActivityTaskCompletedEventAttributes().GetIdentity())]++
@@ -103,13 +117,17 @@ func (f *fleet) countEvent(c *clusterCounts, ev *historypb.HistoryEvent) {
 		c.workflowTasks[f.worker(ev.GetWorkflowTaskCompletedEventAttributes().GetIdentity())]++
 	case enumspb.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT:
 		c.activityTimeouts++
+		return true
 	case enumspb.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT:
 		c.taskTimeouts++
+		return true
 	case enumspb.EVENT_TYPE_ACTIVITY_TASK_STARTED:
 		if ev.GetActivityTaskStartedEventAttributes().GetAttempt() > 1 {
 			c.activityRetries++
+			return true
 		}
 	}
+	return false
 }
 
 // worker names the process behind an SDK identity ("pid@host@").

@@ -11,35 +11,44 @@ import (
 
 // report logs the run's figures and reports the headline ones as metrics.
 func (f *fleet) report(b *testing.B, counts clusterCounts) {
-	var all, before []time.Duration
-	var inFlight int
-	var recovery time.Duration
+	var all, first, later []time.Duration
+	before := 0
 	for _, t := range f.timings {
 		d := t.end.Sub(t.start)
 		all = append(all, d)
-		if f.killed.IsZero() || t.end.Before(f.killed) {
-			before = append(before, d)
+		if t.turn == 1 {
+			first = append(first, d)
+		} else {
+			later = append(later, d)
 		}
-		if !f.killed.IsZero() && t.start.Before(f.killed) && t.end.After(f.killed) {
-			inFlight++
-			recovery = max(recovery, t.end.Sub(f.killed))
+		if !f.killed.IsZero() && t.end.Before(f.killed) {
+			before++
 		}
 	}
 	elapsed := f.end.Sub(f.start)
 	turns := len(f.timings)
 	var w strings.Builder
-	fmt.Fprintf(&w, "\n%d agents × %d turns = %d turns in %.1f s: %.1f turns/s\n", f.env.Agents, f.turns, turns,
+	fmt.Fprintf(&w, "\n%d agents × %d turns = %d turns in %.1f s: %.1f turns/s", f.env.Agents, f.turns, turns,
 		elapsed.Seconds(), float64(turns)/elapsed.Seconds())
-	fmt.Fprintf(&w, "turn latency (followup → idle): p50 %s, p99 %s", ms(pct(all, 50)), ms(pct(all, 99)))
+	fmt.Fprintf(&w, "\nturn latency (followup → idle): p50 %s, p99 %s; first turns (from the shared queue) p50 %s, p99 %s; "+
+		"later turns (sticky to a worker) p50 %s, p99 %s", ms(pct(all, 50)), ms(pct(all, 99)),
+		ms(pct(first, 50)), ms(pct(first, 99)), ms(pct(later, 50)), ms(pct(later, 99)))
+	var recovery time.Duration
 	if !f.killed.IsZero() {
-		fmt.Fprintf(&w, "; before the kill p50 %s, p99 %s", ms(pct(before, 50)), ms(pct(before, 99)))
-		fmt.Fprintf(&w, "\nkill: %s SIGKILLed %.1f s in, after %d of %d turns; %d turns were in flight, "+
-			"the last of them done %.1f s after the kill (recovery)", f.env.Kill, f.killed.Sub(f.start).Seconds(),
-			len(before), turns, inFlight, recovery.Seconds())
+		var agents, early int
+		agents, early, recovery = f.recovery(counts)
+		k := f.killed.Sub(f.start)
+		fmt.Fprintf(&w, "\nkill: %s SIGKILLed %.1f s in, after %d of %d turns (%.1f turns/s before, %.1f after); "+
+			"it disturbed %d agents (an activity or workflow task of theirs timed out, or an activity was retried), "+
+			"the last of whose turns was done %.1f s after the kill (recovery)", f.env.Kill, k.Seconds(), before, turns,
+			float64(before)/k.Seconds(), float64(turns-before)/f.end.Sub(f.killed).Seconds(), agents, recovery.Seconds())
+		if early > 0 {
+			fmt.Fprintf(&w, "; %d agents had such a trace before the kill (overload)", early)
+		}
 	}
 	fmt.Fprintf(&w, "\nverified from every agent's history: %d user messages, each settled as completed with one answer; "+
 		"every tool call started once and answered once by its tool", turns)
-	fmt.Fprintf(&w, "\ntraces of the kill: %d retry turns, %d activities timed out, %d activities retried, %d workflow tasks timed out",
+	fmt.Fprintf(&w, "\ntraces of a lost worker: %d retry turns, %d activities timed out, %d activities retried, %d workflow tasks timed out",
 		counts.retryTurns, counts.activityTimeouts, counts.activityRetries, counts.taskTimeouts)
 	f.reportProcesses(&w, counts)
 	b.Log(w.String())
@@ -49,6 +58,40 @@ func (f *fleet) report(b *testing.B, counts clusterCounts) {
 	if !f.killed.IsZero() {
 		b.ReportMetric(recovery.Seconds(), "recovery-s")
 	}
+}
+
+// recovery finds the agents the kill disturbed (a trace of a lost worker
+// after it) and, for each, the turn its last trace fell in; it returns how
+// many there were, how many agents had traces before the kill, and the
+// time from the kill until the last of those turns ended.
+func (f *fleet) recovery(counts clusterCounts) (agents, early int, d time.Duration) {
+	turns := map[int][]turnTiming{}
+	for _, t := range f.timings {
+		turns[t.agent] = append(turns[t.agent], t)
+	}
+	for a, traces := range counts.disturbed {
+		var last time.Time
+		for _, t := range traces {
+			if t.After(f.killed) && t.After(last) {
+				last = t
+			}
+		}
+		if slices.ContainsFunc(traces, func(t time.Time) bool { return t.Before(f.killed) }) {
+			early++
+		}
+		if last.IsZero() {
+			continue
+		}
+		agents++
+		slices.SortFunc(turns[a], func(x, y turnTiming) int { return x.turn - y.turn })
+		for _, t := range turns[a] {
+			if !t.end.Before(last) {
+				d = max(d, t.end.Sub(f.killed))
+				break
+			}
+		}
+	}
+	return agents, early, d
 }
 
 // reportProcesses writes each named process's memory and, for workers,

@@ -98,7 +98,8 @@ func BenchmarkClusterFleet(b *testing.B) {
 
 // turnTiming is one turn as the client saw it.
 type turnTiming struct {
-	start, end time.Time
+	agent, turn int
+	start, end  time.Time
 }
 
 // fleet is one run of the cluster benchmark.
@@ -136,9 +137,13 @@ func (f *fleet) run(ctx context.Context, b *testing.B) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			errs <- f.runAgent(ctx, fmt.Sprintf("%s-%d", f.prefix, a), func() {
-				if f.done.Add(1) == total/2 {
+			errs <- f.runAgent(ctx, a, func() {
+				n := f.done.Add(1)
+				if n == total/2 {
 					close(half)
+				}
+				if n%max(total/10, 1) == 0 {
+					fmt.Fprintf(os.Stderr, "%s  %d of %d turns done\n", time.Now().Format("15:04:05"), n, total)
 				}
 			})
 		}()
@@ -176,7 +181,8 @@ func (f *fleet) killHalfway(half <-chan struct{}, killed chan<- struct{}) {
 
 // runAgent creates an idle agent, then takes its turns: each a followup
 // and a wait for idle, timed.
-func (f *fleet) runAgent(ctx context.Context, id string, turnDone func()) error {
+func (f *fleet) runAgent(ctx context.Context, a int, turnDone func()) error {
+	id := f.agentID(a)
 	h, err := f.agents.Create(ctx, agent.CreateOptions{ID: id, Options: signals.AgentOptions{
 		Provider: workload.Provider, Tools: []string{workload.Fetch}}})
 	if err != nil {
@@ -191,9 +197,11 @@ func (f *fleet) runAgent(ctx context.Context, id string, turnDone func()) error 
 			return fmt.Errorf("%s turn %d: %w", id, t, err)
 		}
 		f.mu.Lock()
-		f.timings = append(f.timings, turnTiming{start: start, end: time.Now()})
+		f.timings = append(f.timings, turnTiming{agent: a, turn: t, start: start, end: time.Now()})
 		f.mu.Unlock()
 		turnDone()
 	}
 	return nil
 }
+
+func (f *fleet) agentID(a int) string { return fmt.Sprintf("%s-%d", f.prefix, a) }
