@@ -33,17 +33,18 @@ func (f *fleet) report(b *testing.B, counts clusterCounts) {
 	fmt.Fprintf(&w, "\nturn latency (followup → idle): p50 %s, p99 %s; first turns (from the shared queue) p50 %s, p99 %s; "+
 		"later turns (sticky to a worker) p50 %s, p99 %s", ms(pct(all, 50)), ms(pct(all, 99)),
 		ms(pct(first, 50)), ms(pct(first, 99)), ms(pct(later, 50)), ms(pct(later, 99)))
-	var recovery time.Duration
+	var rec recovery
 	if !f.killed.IsZero() {
-		var agents, early int
-		agents, early, recovery = f.recovery(counts)
+		rec = f.recovery(counts)
 		k := f.killed.Sub(f.start)
 		fmt.Fprintf(&w, "\nkill: %s SIGKILLed %.1f s in, after %d of %d turns (%.1f turns/s before, %.1f after); "+
+			"the server had given all it held to others %.1f s after the kill (its last timeout); "+
 			"it disturbed %d agents (an activity or workflow task of theirs timed out, or an activity was retried), "+
-			"the last of whose turns was done %.1f s after the kill (recovery)", f.env.Kill, k.Seconds(), before, turns,
-			float64(before)/k.Seconds(), float64(turns-before)/f.end.Sub(f.killed).Seconds(), agents, recovery.Seconds())
-		if early > 0 {
-			fmt.Fprintf(&w, "; %d agents had such a trace before the kill (overload)", early)
+			"whose disturbed turns were all done %.1f s after the kill (recovery; the last was turn %d of %s)",
+			f.env.Kill, k.Seconds(), before, turns, float64(before)/k.Seconds(),
+			float64(turns-before)/f.end.Sub(f.killed).Seconds(), rec.detect.Seconds(), rec.agents, rec.done.Seconds(), rec.lastTurn, f.agentID(rec.lastAgent))
+		if rec.early > 0 {
+			fmt.Fprintf(&w, "; %d agents had such a trace before the kill (overload)", rec.early)
 		}
 	}
 	fmt.Fprintf(&w, "\nverified from every agent's history: %d user messages, each settled as completed with one answer; "+
@@ -56,15 +57,23 @@ func (f *fleet) report(b *testing.B, counts clusterCounts) {
 	b.ReportMetric(float64(pct(all, 50).Microseconds())/1000, "p50-ms/turn")
 	b.ReportMetric(float64(pct(all, 99).Microseconds())/1000, "p99-ms/turn")
 	if !f.killed.IsZero() {
-		b.ReportMetric(recovery.Seconds(), "recovery-s")
+		b.ReportMetric(rec.done.Seconds(), "recovery-s")
 	}
 }
 
+// recovery is what a kill did to the fleet.
+type recovery struct {
+	agents, early int           // agents with traces of a lost worker after the kill, and before it
+	detect        time.Duration // kill → the last trace after it
+	done          time.Duration // kill → the last disturbed turn done
+	lastAgent     int           // that turn's agent
+	lastTurn      int           // and its number there
+}
+
 // recovery finds the agents the kill disturbed (a trace of a lost worker
-// after it) and, for each, the turn its last trace fell in; it returns how
-// many there were, how many agents had traces before the kill, and the
-// time from the kill until the last of those turns ended.
-func (f *fleet) recovery(counts clusterCounts) (agents, early int, d time.Duration) {
+// after it) and, for each, the turn its last trace fell in.
+func (f *fleet) recovery(counts clusterCounts) recovery {
+	var r recovery
 	turns := map[int][]turnTiming{}
 	for _, t := range f.timings {
 		turns[t.agent] = append(turns[t.agent], t)
@@ -77,21 +86,24 @@ func (f *fleet) recovery(counts clusterCounts) (agents, early int, d time.Durati
 			}
 		}
 		if slices.ContainsFunc(traces, func(t time.Time) bool { return t.Before(f.killed) }) {
-			early++
+			r.early++
 		}
 		if last.IsZero() {
 			continue
 		}
-		agents++
+		r.agents++
+		r.detect = max(r.detect, last.Sub(f.killed))
 		slices.SortFunc(turns[a], func(x, y turnTiming) int { return x.turn - y.turn })
 		for _, t := range turns[a] {
 			if !t.end.Before(last) {
-				d = max(d, t.end.Sub(f.killed))
+				if d := t.end.Sub(f.killed); d > r.done {
+					r.done, r.lastAgent, r.lastTurn = d, a, t.turn
+				}
 				break
 			}
 		}
 	}
-	return agents, early, d
+	return r
 }
 
 // reportProcesses writes each named process's memory and, for workers,
