@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -193,26 +192,4 @@ func answeredOnce(events []eventlog.Event, turns int) error {
 		return fmt.Errorf("%d tool calls asked, %d started, %d answered", len(calls), len(started), len(results))
 	}
 	return nil
-}
-
-// rss is a process's resident memory now and at its peak, in KiB.
-type rss struct{ now, peak int64 }
-
-func readRSS(pid int) (rss, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return rss{}, fmt.Errorf("memory of pid %d: %w", pid, err)
-	}
-	var r rss
-	for _, line := range strings.Split(string(b), "\n") {
-		key, val, _ := strings.Cut(line, ":")
-		n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(val), " kB"), 10, 64)
-		switch key {
-		case "VmRSS":
-			r.now = n
-		case "VmHWM":
-			r.peak = n
-		}
-	}
-	return r, nil
 }

@@ -51,7 +51,7 @@ func (f *fleet) report(b *testing.B, counts clusterCounts) {
 		"every tool call started once and answered once by its tool", turns)
 	fmt.Fprintf(&w, "\ntraces of a lost worker: %d retry turns, %d activities timed out, %d activities retried, %d workflow tasks timed out",
 		counts.retryTurns, counts.activityTimeouts, counts.activityRetries, counts.taskTimeouts)
-	f.reportProcesses(&w, counts)
+	f.reportProcesses(&w, counts, turns)
 	b.Log(w.String())
 	b.ReportMetric(float64(turns)/elapsed.Seconds(), "turns/s")
 	b.ReportMetric(float64(pct(all, 50).Microseconds())/1000, "p50-ms/turn")
@@ -106,19 +106,29 @@ func (f *fleet) recovery(counts clusterCounts) recovery {
 	return r
 }
 
-// reportProcesses writes each named process's memory and, for workers,
-// what it ran; any other identity that ran something is listed too.
-func (f *fleet) reportProcesses(w *strings.Builder, counts clusterCounts) {
+// reportProcesses writes each process's CPU time during the run, its
+// memory and, for workers, what it ran; any other identity that ran
+// something is listed too.
+func (f *fleet) reportProcesses(w *strings.Builder, counts clusterCounts, turns int) {
 	names := slices.Sorted(maps.Keys(f.env.Procs))
+	if _, ok := f.cpu0["postgres"]; ok {
+		names = append(names, "postgres")
+	}
 	for name := range counts.activities {
 		if _, ok := f.env.Procs[name]; !ok {
 			names = append(names, name)
 		}
 	}
+	var cpu float64
 	for _, name := range names {
 		fmt.Fprintf(w, "\n%s:", name)
 		if n, t := counts.activities[name], counts.workflowTasks[name]; n+t > 0 {
 			fmt.Fprintf(w, " %d activities, %d workflow tasks;", n, t)
+		}
+		if end, ok := f.cpu1[name]; ok {
+			used := end - f.cpu0[name]
+			cpu += used
+			fmt.Fprintf(w, " CPU %.0f s;", used)
 		}
 		mem, ok := f.memory[name]
 		switch {
@@ -129,6 +139,9 @@ func (f *fleet) reportProcesses(w *strings.Builder, counts clusterCounts) {
 				fmt.Fprintf(w, " RSS %s at the end, peak %s", mib(mem.now), mib(mem.peak))
 			}
 		}
+	}
+	if cpu > 0 {
+		fmt.Fprintf(w, "\nCPU of these processes: %.0f s in all, %.0f ms a turn", cpu, 1000*cpu/float64(turns))
 	}
 }
 

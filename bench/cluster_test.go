@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"strconv"
 	"strings"
@@ -28,6 +29,7 @@ type clusterEnv struct {
 	Agents    int            // TETHER_BENCH_AGENTS, default 1000
 	Procs     map[string]int // TETHER_BENCH_PROCS: name=pid,... of the server and workers
 	Kill      string         // TETHER_BENCH_KILL: the worker to SIGKILL halfway
+	Postgres  int            // TETHER_BENCH_POSTGRES: the postmaster's pid, for CPU time
 }
 
 func loadClusterEnv(env func(string) string) (clusterEnv, error) {
@@ -53,6 +55,13 @@ func loadClusterEnv(env func(string) string) (clusterEnv, error) {
 			return e, fmt.Errorf("TETHER_BENCH_PROCS item %q: want name=pid", item)
 		}
 		e.Procs[name] = n
+	}
+	if v := env("TETHER_BENCH_POSTGRES"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			return e, fmt.Errorf("TETHER_BENCH_POSTGRES %q: want a pid", v)
+		}
+		e.Postgres = n
 	}
 	if _, ok := e.Procs[e.Kill]; e.Kill != "" && !ok {
 		return e, fmt.Errorf("TETHER_BENCH_KILL %q is not named in TETHER_BENCH_PROCS", e.Kill)
@@ -115,18 +124,19 @@ type fleet struct {
 	done    atomic.Int64
 
 	start, end time.Time
-	killed     time.Time      // zero without a kill
-	memory     map[string]rss // the killed worker's just before the kill
+	killed     time.Time          // zero without a kill
+	memory     map[string]rss     // the killed worker's just before the kill
+	cpu0, cpu1 map[string]float64 // CPU seconds of each process at the start, at the end (or the kill)
 	killErr    error
 }
 
 // run drives every agent to its last turn, killing env.Kill halfway.
 func (f *fleet) run(ctx context.Context, b *testing.B) {
 	total := int64(f.env.Agents * f.turns)
-	half := make(chan struct{})
-	killed := make(chan struct{})
-	f.memory = map[string]rss{}
-	go f.killHalfway(half, killed)
+	half, finished, killed := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	f.memory, f.cpu1 = map[string]rss{}, map[string]float64{}
+	f.cpu0 = f.readCPU()
+	go f.killHalfway(half, finished, killed)
 	f.start = time.Now()
 	var wg sync.WaitGroup
 	errs := make(chan error, f.env.Agents)
@@ -150,27 +160,42 @@ func (f *fleet) run(ctx context.Context, b *testing.B) {
 	}
 	wg.Wait()
 	f.end = time.Now()
+	close(finished)
+	<-killed
+	for name, s := range f.readCPU() {
+		if name != f.env.Kill {
+			f.cpu1[name] = s
+		}
+	}
 	close(errs)
 	for err := range errs {
 		if err != nil {
 			b.Fatal(err)
 		}
 	}
-	<-killed
 	if f.killErr != nil {
 		b.Fatal(f.killErr)
 	}
 }
 
-// killHalfway SIGKILLs env.Kill once half the turns are done.
-func (f *fleet) killHalfway(half <-chan struct{}, killed chan<- struct{}) {
+// killHalfway SIGKILLs env.Kill once half the turns are done, unless the
+// run finished (failed) first.
+func (f *fleet) killHalfway(half, finished <-chan struct{}, killed chan<- struct{}) {
 	defer close(killed)
 	if f.env.Kill == "" {
 		return
 	}
-	<-half
+	select {
+	case <-half:
+	case <-finished:
+		return
+	}
 	pid := f.env.Procs[f.env.Kill]
 	f.memory[f.env.Kill], f.killErr = readRSS(pid)
+	if f.killErr != nil {
+		return
+	}
+	f.cpu1[f.env.Kill], f.killErr = cpuSeconds(pid)
 	if f.killErr != nil {
 		return
 	}
@@ -205,3 +230,19 @@ func (f *fleet) runAgent(ctx context.Context, a int, turnDone func()) error {
 }
 
 func (f *fleet) agentID(a int) string { return fmt.Sprintf("%s-%d", f.prefix, a) }
+
+// readCPU reads the CPU seconds of every named process and PostgreSQL's;
+// one that cannot be read is left out.
+func (f *fleet) readCPU() map[string]float64 {
+	pids := maps.Clone(f.env.Procs)
+	if f.env.Postgres > 0 {
+		pids["postgres"] = f.env.Postgres
+	}
+	out := map[string]float64{}
+	for name, pid := range pids {
+		if s, err := cpuSeconds(pid); err == nil {
+			out[name] = s
+		}
+	}
+	return out
+}
