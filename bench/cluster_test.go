@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -75,8 +76,9 @@ func loadClusterEnv(env func(string) string) (clusterEnv, error) {
 // TETHER_BENCH_KILL it SIGKILLs that worker once half the turns are done,
 // then proves from every agent's history that each turn was answered once.
 // It reports throughput, turn latency (followup → idle, pushed by the
-// wait-idle update), the recovery after the kill, the processes' memory
-// and which worker ran what. Skipped without TETHER_BENCH_ADDRESS.
+// wait-idle update), the recovery after the kill, the processes' CPU time
+// and memory, and which worker ran what. Skipped without
+// TETHER_BENCH_ADDRESS.
 func BenchmarkClusterFleet(b *testing.B) {
 	env, err := loadClusterEnv(os.Getenv)
 	if err != nil {
@@ -218,7 +220,7 @@ func (f *fleet) runAgent(ctx context.Context, a int, turnDone func()) error {
 		if _, err := h.Followup(ctx, fmt.Sprintf("turn %d", t)); err != nil {
 			return fmt.Errorf("%s followup %d: %w", id, t, err)
 		}
-		if err := waitIdlePush(ctx, f.c, id); err != nil {
+		if err := waitTurnDone(ctx, f.c, id, t); err != nil {
 			return fmt.Errorf("%s turn %d: %w", id, t, err)
 		}
 		f.mu.Lock()
@@ -245,4 +247,35 @@ func (f *fleet) readCPU() map[string]float64 {
 		}
 	}
 	return out
+}
+
+// waitTurnDone waits for the agent to be idle with the wait-idle update
+// (pushed, not polled), under one update ID per turn. The SDK gives up on
+// an update the workflow has not completed within one 60 s long poll,
+// though the server still holds it: on a saturated cluster a first turn
+// can wait longer than that, so asking again under the same ID attaches
+// to the same update until ctx ends.
+func waitTurnDone(ctx context.Context, c client.Client, id string, turn int) error {
+	for {
+		err := waitIdleOnce(ctx, c, id, fmt.Sprintf("bench-wait-idle-%d", turn))
+		var timeout *client.WorkflowUpdateServiceTimeoutOrCanceledError
+		if !errors.As(err, &timeout) || ctx.Err() != nil {
+			return err
+		}
+	}
+}
+
+func waitIdleOnce(ctx context.Context, c client.Client, id, updateID string) error {
+	u, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID: id, UpdateID: updateID, UpdateName: signals.WaitIdleUpdate.Name, Args: []any{signals.WaitIdle{}},
+		WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	if err != nil {
+		return err
+	}
+	var st signals.StatusView
+	if err := u.Get(ctx, &st); err != nil && !isIdleRejection(err) {
+		return err
+	}
+	return nil
 }
