@@ -51,6 +51,8 @@ const (
 	TypeDecisionRequested Type = "decision/requested"
 	TypeDecisionMade      Type = "decision/made"
 	TypeWaitStarted       Type = "wait/started"
+	// MCP: the tools the agent's MCP servers offered.
+	TypeToolsListed Type = "tools/listed"
 )
 
 // Types lists every event type in a stable order (tests and golden files).
@@ -62,6 +64,7 @@ var Types = []Type{
 	TypeModelSelected, TypeTurnCanceling, TypeAgentDisposing, TypeMaintenanceQueued, TypeMaintenanceDone,
 	TypeRequestHeader, TypeRequestContext,
 	TypeChildStarted, TypeChildSettled, TypeChildEnded, TypeDecisionRequested, TypeDecisionMade, TypeWaitStarted,
+	TypeToolsListed,
 }
 
 // MessageID identifies one accepted inbox message for its whole life:

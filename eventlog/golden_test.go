@@ -56,7 +56,17 @@ var samples = map[Type]Event{
 		Since: time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC), Deadline: time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)},
 	TypeDecisionMade: DecisionMade{CallID: "c2", Approved: false, Decider: "ops@example.com", Text: "not to customers"},
 	TypeWaitStarted:  WaitStarted{CallID: "c3", Until: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)},
+	TypeToolsListed: ToolsListed{Servers: []ServerTools{
+		{Server: "files", Digest: "sha256:9f2c", Tools: []MCPTool{
+			{Name: "read", Description: "Read a file", InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`), ReadOnly: true},
+			{Name: "delete", Destructive: &yes, Idempotent: true},
+		}},
+		{Server: "search", Unchanged: true},
+		{Server: "tickets", Error: "connect: connection refused"},
+	}},
 }
+
+var yes = true
 
 func TestGoldenWireFormat(t *testing.T) {
 	at := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)

@@ -210,6 +210,10 @@ func (s *State) applyControl(e Event) error {
 		if !s.InStep {
 			return errors.New("request context outside a step")
 		}
+	case ToolsListed:
+		if !s.InTurn || s.InStep {
+			return errors.New("tools listed outside a turn's step boundary")
+		}
 	default:
 		return s.applyOrchestration(e)
 	}

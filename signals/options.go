@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // ErrInvalidOptions marks agent options an agent cannot run with.
@@ -50,6 +51,10 @@ func ValidateOptions(o AgentOptions, known, providers []string) error {
 			return fail("tool name %q", t)
 		case slices.Contains(o.Tools[:i], t):
 			return fail("tool %q listed twice", t)
+		case strings.HasPrefix(t, MCPPrefix):
+			if err := validMCPGrant(t, known); err != nil {
+				return fail("%w", err)
+			}
 		case known != nil && !slices.Contains(known, t):
 			return fail("tool %q is not offered by this worker", t)
 		}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -204,7 +203,7 @@ func ValidateSpawnArgs(a SpawnArgs, parentTools []string) error {
 		return fmt.Errorf("%w: system prompt of %d bytes", ErrInvalidSpawn, len(a.SystemPrompt))
 	}
 	for _, t := range a.Tools {
-		if !slices.Contains(parentTools, t) {
+		if !grants(parentTools, t) {
 			return fmt.Errorf("%w: tool %q is not one the parent may use (%s)", ErrInvalidSpawn, t, strings.Join(parentTools, ", "))
 		}
 	}
