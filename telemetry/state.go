@@ -44,6 +44,7 @@ var tracked = map[eventlog.Type]bool{
 	eventlog.TypeAssistantMessage: true, eventlog.TypeAssistantAttempt: true,
 	eventlog.TypeToolCall: true, eventlog.TypeToolResult: true,
 	eventlog.TypeContextCompacted: true, eventlog.TypeContextPruned: true,
+	eventlog.TypeWaitStarted: true, eventlog.TypeChildStarted: true, eventlog.TypeDecisionRequested: true,
 }
 
 // apply folds one recorded event and, with an emitter (outside replay),
@@ -77,9 +78,13 @@ func (s *runState) apply(env eventlog.Envelope, em *emitter) {
 	case eventlog.AssistantAttempt:
 		em.modelCalled(s, at, eventlog.AssistantMessage{Provider: e.Provider, Model: e.Model, Stream: e.Stream}, &e.Failure)
 	case eventlog.ToolCall:
-		if s.turn != nil {
-			s.turn.calls[e.CallID] = at
-		}
+		s.callStarted(e.CallID, at)
+	case eventlog.WaitStarted:
+		s.callStarted(e.CallID, at)
+	case eventlog.ChildStarted:
+		s.callStarted(e.CallID, at)
+	case eventlog.DecisionRequested:
+		s.callStarted(e.CallID, at) // a call that waits for a person starts with the wait
 	case eventlog.ToolResult:
 		em.toolDone(s, at, e)
 		if s.turn != nil {
@@ -108,6 +113,18 @@ func (s *runState) openTurn(n int, at time.Time) *turnState {
 		s.turn = &turnState{n: n, start: at, calls: map[string]time.Time{}}
 	}
 	return s.turn
+}
+
+// callStarted notes when a call of the open turn started: its tool/call,
+// or what the loop records instead for a wait, a child or a question to a
+// person, or an approval request before the tool/call.
+func (s *runState) callStarted(id string, at time.Time) {
+	if s.turn == nil || id == "" {
+		return
+	}
+	if _, ok := s.turn.calls[id]; !ok {
+		s.turn.calls[id] = at
+	}
 }
 
 // openStep is the open step, if any.

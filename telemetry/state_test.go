@@ -259,3 +259,22 @@ func TestIDsAreDerivedFromTheChainAndTurn(t *testing.T) {
 		c.toolSpan(3, 1, "x"): true, c.stepSpan(3, 2): true}
 	require.Len(t, ids, 5)
 }
+
+// A call the loop runs itself (a wait, a child, a question to a person)
+// records no tool/call: its span starts with what the loop records instead.
+func TestAWaitCallsSpanStartsWhenTheWaitStarted(t *testing.T) {
+	f := newFixture(t)
+	start := f.at
+	f.record(false,
+		eventlog.TurnStart{Turn: 1},
+		eventlog.StepStart{Turn: 1, Step: 1, Provider: "openai", Model: "gpt-4o-mini"},
+		eventlog.AssistantMessage{ToolCalls: []eventlog.ToolCallRequest{{ID: "w1", Name: "wait", Arguments: []byte(`{"seconds":60}`)}},
+			FinishReason: eventlog.FinishToolCalls, Provider: "openai", Model: "gpt-4o-mini"},
+		eventlog.WaitStarted{CallID: "w1", Until: start.Add(time.Minute)},
+		eventlog.ToolResult{CallID: "w1", Name: "wait", Content: "waited"},
+		eventlog.StepEnd{Turn: 1, Step: 1},
+	)
+	span := byName(f.ended())["execute_tool wait"]
+	require.Equal(t, start.Add(3*time.Second), span.StartTime, "when wait/started was recorded")
+	require.Equal(t, start.Add(4*time.Second), span.EndTime)
+}
