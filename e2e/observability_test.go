@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -108,6 +109,72 @@ func TestATracedTurnIsOneTraceAndItsReplayEmitsNothing(t *testing.T) {
 	require.NoError(t, tel.ForceFlush(ctx))
 	require.Len(t, spans.GetSpans(), len(ended), "replay emitted no span")
 	require.Equal(t, before, counts(), "replay counted nothing")
+}
+
+// A worker stopped mid-turn, during a wait: the next worker replays the run
+// and finishes the turn's spans. The turn is still one trace with each span
+// emitted once, the first worker's under the parents the second one ends,
+// and the second worker counts only what happened after it took over.
+func TestATurnTakenOverByAnotherWorkerIsStillOneTraceWithEachSpanOnce(t *testing.T) {
+	spans := tracetest.NewInMemoryExporter()
+	traced := func() (*telemetry.Telemetry, *sdkmetric.ManualReader) {
+		reader := sdkmetric.NewManualReader()
+		tel, err := telemetry.New(telemetry.Options{SpanExporter: spans, MeterProvider: telemetry.NewMeterProvider(reader, nil)})
+		require.NoError(t, err)
+		return tel, reader
+	}
+	e := newEnv(t)
+	ctx := ctxT(t, time.Minute)
+	first, firstCounts := traced()
+	e.cfg.Observer, e.interceptors = first.Observer(), first.WorkerInterceptors()
+	w := e.startWorker()
+	h, err := e.agents.Create(ctx, agent.CreateOptions{ID: "taken-over",
+		Options: signals.AgentOptions{Tools: []string{signals.WaitTool}}, First: `/tool wait {"seconds":3}`})
+	require.NoError(t, err)
+	waitFor(t, 30*time.Second, "the wait to start", func() bool {
+		st, err := h.Status(ctx)
+		return err == nil && len(st.Waits) == 1
+	})
+	w.Stop()
+	require.NoError(t, first.ForceFlush(ctx)) // not Shutdown: it would clear the shared in-memory exporter
+	before := spans.GetSpans()
+	require.Empty(t, named(before, "turn"), "the turn had not ended")
+	require.Len(t, named(before, "chat scripted-demo"), 1, "the first model call had")
+
+	second, secondCounts := traced()
+	e.cfg.Observer, e.interceptors = second.Observer(), second.WorkerInterceptors()
+	e.startWorker()
+	_, err = h.WaitIdle(ctx)
+	require.NoError(t, err)
+	require.NoError(t, second.ForceFlush(ctx))
+	all := spans.GetSpans()
+
+	seen := map[trace.SpanID]string{}
+	for _, s := range all {
+		require.NotContains(t, seen, s.SpanContext.SpanID(), "%s emitted twice", s.Name)
+		seen[s.SpanContext.SpanID()] = s.Name
+	}
+	turn := only(t, all, "turn")
+	tree := inTrace(all, turn.SpanContext.TraceID())
+	for _, s := range all {
+		if !strings.HasPrefix(s.Name, "HandleQuery:") { // the test's status polls
+			require.Equal(t, turn.SpanContext.TraceID(), s.SpanContext.TraceID(), "%s in the turn's trace", s.Name)
+		}
+	}
+	steps := named(tree, "step")
+	require.Len(t, steps, 2)
+	require.Equal(t, steps[0].SpanContext.SpanID(), named(before, "chat scripted-demo")[0].Parent.SpanID(),
+		"the first worker's chat span is under the step the second one ended")
+	require.Equal(t, steps[0].SpanContext.SpanID(), only(t, tree, "execute_tool "+signals.WaitTool).Parent.SpanID())
+	require.Len(t, named(tree, "chat scripted-demo"), 2)
+	require.Len(t, named(tree, "RunActivity:"+signals.ModelActivity), 2, "no model call ran twice")
+
+	require.Equal(t, int64(1), sums(t, firstCounts)["tether.steps "])
+	require.Zero(t, sums(t, firstCounts)["tether.turns outcome=completed"])
+	after := sums(t, secondCounts)
+	require.Equal(t, int64(1), after["tether.steps "], "only the step started after the take-over")
+	require.Equal(t, int64(1), after["tether.turns outcome=completed"])
+	require.NoError(t, h.Dispose(ctx, "test over"))
 }
 
 func only(t *testing.T, spans tracetest.SpanStubs, name string) tracetest.SpanStub {
