@@ -138,3 +138,16 @@ func TestWorkerBinaryFailsToStartWithOneLineAndStatusTwo(t *testing.T) {
 	require.Equal(t, "worker: no Temporal server at "+addr+" (connection refused): start one, or run with --dev\n", stderr.String())
 	require.Empty(t, stdout.String())
 }
+
+func TestWorkerWithABadMetricsAddressSaysHowToFixIt(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer taken.Close()
+	addr := taken.Addr().String()
+	requireOneLine(t, "worker: cannot serve metrics on "+addr+" (listen tcp "+addr+": bind: address already in use): "+
+		"choose another address with --metrics-addr (127.0.0.1:0 picks a free port)",
+		"--address", closedAddress(t), "--metrics-addr", addr)
+	requireOneLine(t, "worker: --metrics-addr must be host:port, e.g. 127.0.0.1:9464", "--metrics-addr", "9464")
+	requireOneLine(t, `worker: --otlp-endpoint "localhost:4318" is not an http(s) URL such as http://localhost:4318`,
+		"--otlp-endpoint", "localhost:4318")
+}
