@@ -278,3 +278,12 @@ func TestAWaitCallsSpanStartsWhenTheWaitStarted(t *testing.T) {
 	require.Equal(t, start.Add(3*time.Second), span.StartTime, "when wait/started was recorded")
 	require.Equal(t, start.Add(4*time.Second), span.EndTime)
 }
+
+// Compactions are counted by kind, outside replay only.
+func TestCompactionsAreCountedByKind(t *testing.T) {
+	f := newFixture(t)
+	f.record(true, eventlog.ContextCompacted{Text: "replayed summary", Keep: 2})
+	f.record(false, eventlog.ContextCompacted{Text: "a summary", Keep: 4}, eventlog.ContextPruned{CallIDs: []string{"c1"}},
+		eventlog.ContextPruned{CallIDs: []string{"c2"}})
+	require.Equal(t, map[string]int64{"kind=summary": 1, "kind=prune": 2}, f.counts("tether.compactions"))
+}

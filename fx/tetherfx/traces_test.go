@@ -32,6 +32,7 @@ type collector struct {
 	mu       sync.Mutex
 	names    []string
 	services map[string]bool
+	auth     string // the Authorization header of the last HTTP export
 }
 
 func (c *collector) Export(_ context.Context, req *v1.ExportTraceServiceRequest) (*v1.ExportTraceServiceResponse, error) {
@@ -76,6 +77,9 @@ func (c *collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.keep(&req)
+	c.mu.Lock()
+	c.auth = r.Header.Get("Authorization")
+	c.mu.Unlock()
 	out, _ := proto.Marshal(&v1.ExportTraceServiceResponse{})
 	w.Header().Set("Content-Type", "application/x-protobuf")
 	_, _ = w.Write(out)
@@ -83,14 +87,18 @@ func (c *collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // The started worker sends a turn's spans to --otlp-endpoint, over
 // OTLP/HTTP by default and over gRPC with --otlp-protocol grpc, at the
-// latest when it stops.
+// latest when it stops. The exporter reads OpenTelemetry's other variables
+// (headers here) and the resource OTEL_SERVICE_NAME.
 func TestTheWorkerExportsATurnsSpansToTheOTLPEndpoint(t *testing.T) {
 	ts := temporaltest.NewServer(temporaltest.WithT(t))
 	t.Run("http/protobuf", func(t *testing.T) {
 		otlp := &collector{services: map[string]bool{}}
 		srv := httptest.NewServer(otlp)
 		defer srv.Close()
+		t.Setenv("OTEL_EXPORTER_OTLP_HEADERS", "Authorization=Bearer%20collector-token")
 		traceATurn(t, ts, otlp, "--otlp-endpoint", srv.URL)
+		require.Equal(t, map[string]bool{"tether-worker": true}, otlp.services)
+		require.Equal(t, "Bearer collector-token", otlp.auth)
 	})
 	t.Run("grpc", func(t *testing.T) {
 		otlp := &collector{services: map[string]bool{}}
@@ -100,12 +108,14 @@ func TestTheWorkerExportsATurnsSpansToTheOTLPEndpoint(t *testing.T) {
 		v1.RegisterTraceServiceServer(srv, otlp)
 		go func() { _ = srv.Serve(ln) }()
 		defer srv.Stop()
+		t.Setenv("OTEL_SERVICE_NAME", "tether-eu")
 		traceATurn(t, ts, otlp, "--otlp-endpoint", "http://"+ln.Addr().String(), "--otlp-protocol", "grpc")
+		require.Equal(t, map[string]bool{"tether-eu": true}, otlp.services)
 	})
 }
 
 // traceATurn runs one turn with a tool call on a worker app started with
-// args, stops the app and checks what otlp received.
+// args, stops the app and checks the spans otlp received.
 func traceATurn(t *testing.T, ts *temporaltest.TestServer, otlp *collector, args ...string) {
 	queue := "q-" + strings.ReplaceAll(t.Name(), "/", "-")
 	cfg, err := configfx.Load(append([]string{"--address", ts.GetFrontendHostPort(), "--namespace", ts.GetDefaultNamespace(),
@@ -125,7 +135,6 @@ func traceATurn(t *testing.T, ts *temporaltest.TestServer, otlp *collector, args
 
 	otlp.mu.Lock()
 	defer otlp.mu.Unlock()
-	require.Equal(t, map[string]bool{"tether-worker": true}, otlp.services)
 	require.Subset(t, otlp.names, []string{"turn", "step", "chat scripted-demo", "execute_tool calculate",
 		"StartActivity:" + signals.ModelActivity, "RunActivity:" + signals.ModelActivity})
 }
