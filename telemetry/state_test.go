@@ -167,6 +167,8 @@ func TestATurnIsOneTraceOfStepsModelCallsAndToolCalls(t *testing.T) {
 
 	require.Equal(t, "completed", attrs(turn)["tether.turn.outcome"].AsString())
 	require.Equal(t, int64(2), attrs(turn)["tether.turn.steps"].AsInt64())
+	require.Equal(t, "a1", attrs(turn)["tether.agent.id"].AsString())
+	require.Equal(t, "a1", attrs(turn)["gen_ai.conversation.id"].AsString())
 	require.Equal(t, f.at.Add(-14*time.Second), turn.StartTime)
 
 	require.Equal(t, map[string]int64{"outcome=completed": 1}, f.counts("tether.turns"))
