@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -12,7 +13,10 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
+	commonpb "go.temporal.io/api/common/v1"
 	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
@@ -178,6 +182,97 @@ func TestATurnTakenOverByAnotherWorkerIsStillOneTraceWithEachSpanOnce(t *testing
 	after := sums(t, secondCounts)
 	require.Equal(t, int64(1), after["tether.steps "], "only the step started after the take-over")
 	require.Equal(t, int64(1), after["tether.turns outcome=completed"])
+	require.NoError(t, h.Dispose(ctx, "test over"))
+}
+
+// resumed counts the runs a worker rebuilt by replaying from the start
+// and then carried on: contexts that began replaying and later scheduled an
+// activity for real. Queries replay too, but never carry on.
+type resumed struct {
+	interceptor.WorkerInterceptorBase
+	n atomic.Int32
+}
+
+func (r *resumed) InterceptWorkflow(ctx workflow.Context, next interceptor.WorkflowInboundInterceptor) interceptor.WorkflowInboundInterceptor {
+	in := &resumedInbound{r: r}
+	in.Next = next
+	return in
+}
+
+type resumedInbound struct {
+	interceptor.WorkflowInboundInterceptorBase
+	r         *resumed
+	replaying bool // when the context began
+	counted   bool
+}
+
+func (i *resumedInbound) Init(outbound interceptor.WorkflowOutboundInterceptor) error {
+	return i.Next.Init(&resumedOutbound{WorkflowOutboundInterceptorBase: interceptor.WorkflowOutboundInterceptorBase{Next: outbound}, in: i})
+}
+
+func (i *resumedInbound) ExecuteWorkflow(ctx workflow.Context, in *interceptor.ExecuteWorkflowInput) (any, error) {
+	i.replaying = workflow.IsReplaying(ctx)
+	return i.Next.ExecuteWorkflow(ctx, in)
+}
+
+type resumedOutbound struct {
+	interceptor.WorkflowOutboundInterceptorBase
+	in *resumedInbound
+}
+
+func (o *resumedOutbound) ExecuteActivity(ctx workflow.Context, activityType string, args ...any) workflow.Future {
+	if o.in.replaying && !o.in.counted && !workflow.IsReplaying(ctx) {
+		o.in.counted = true
+		o.in.r.n.Add(1)
+	}
+	return o.Next.ExecuteActivity(ctx, activityType, args...)
+}
+
+// A worker that drops a run from its cache mid-turn (the server stopped
+// sending its tasks to the worker's sticky queue, so the next one carries
+// the whole history) replays it and finishes the turn: each span once, the
+// step before the eviction counted once, the run counted once in the cache.
+func TestATurnWhoseRunWasEvictedFromTheCacheIsStillOneTraceWithEachSpanOnce(t *testing.T) {
+	spans, reader := tracetest.NewInMemoryExporter(), sdkmetric.NewManualReader()
+	tel, err := telemetry.New(telemetry.Options{SpanExporter: spans, MeterProvider: telemetry.NewMeterProvider(reader, nil)})
+	require.NoError(t, err)
+	runs := &resumed{}
+	e := newEnv(t)
+	e.cfg.Observer, e.interceptors = tel.Observer(), append(tel.WorkerInterceptors(), runs)
+	e.startWorker()
+	ctx := ctxT(t, time.Minute)
+	h, err := e.agents.Create(ctx, agent.CreateOptions{ID: "evicted",
+		Options: signals.AgentOptions{Tools: []string{signals.WaitTool}}, First: `/tool wait {"seconds":2}`})
+	require.NoError(t, err)
+	// Not through the status query: a query may replay the run too.
+	waitFor(t, 30*time.Second, "the first model call to end", func() bool {
+		require.NoError(t, tel.ForceFlush(ctx))
+		return len(named(spans.GetSpans(), "chat scripted-demo")) == 1
+	})
+	_, err = e.c.WorkflowService().ResetStickyTaskQueue(ctx, &workflowservice.ResetStickyTaskQueueRequest{
+		Namespace: e.ts.GetDefaultNamespace(), Execution: &commonpb.WorkflowExecution{WorkflowId: h.ID}})
+	require.NoError(t, err)
+	_, err = h.WaitIdle(ctx)
+	require.NoError(t, err)
+	require.Equal(t, int32(1), runs.n.Load(), "the worker replayed the run from the start and carried on")
+	require.NoError(t, tel.ForceFlush(ctx))
+
+	all := spans.GetSpans()
+	seen := map[trace.SpanID]string{}
+	for _, s := range all {
+		require.NotContains(t, seen, s.SpanContext.SpanID(), "%s emitted twice", s.Name)
+		seen[s.SpanContext.SpanID()] = s.Name
+	}
+	turn := only(t, all, "turn")
+	tree := inTrace(all, turn.SpanContext.TraceID())
+	steps := named(tree, "step")
+	require.Len(t, steps, 2)
+	require.Len(t, named(tree, "chat scripted-demo"), 2)
+	require.Equal(t, steps[0].SpanContext.SpanID(), only(t, tree, "execute_tool "+signals.WaitTool).Parent.SpanID())
+	counts := sums(t, reader)
+	require.Equal(t, int64(2), counts["tether.steps "], "the step before the eviction counted once")
+	require.Equal(t, int64(1), counts["tether.turns outcome=completed"])
+	require.Equal(t, int64(1), counts["tether.agents.cached "])
 	require.NoError(t, h.Dispose(ctx, "test over"))
 }
 
