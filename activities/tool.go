@@ -28,6 +28,8 @@ type Tool struct {
 	Runner         ToolRunner
 	Log            ToolCallReader
 	HeartbeatEvery time.Duration
+	// MCP, when set, runs the calls of MCP servers' tools.
+	MCP MCPCaller
 }
 
 // Validate checks the activity's dependencies when the worker starts.
@@ -52,7 +54,7 @@ func (t *Tool) Run(ctx context.Context, in signals.ToolInput) (signals.ToolOutpu
 		}
 		args = req.Arguments
 	}
-	res, err := t.Runner.Execute(ctx, tools.Call{
+	res, err := t.execute(ctx, in, tools.Call{
 		AgentID: ref.AgentID, CallID: in.CallID, Name: in.Name,
 		Arguments: args, IdempotencyKey: in.IdempotencyKey,
 	})

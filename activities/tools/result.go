@@ -81,3 +81,8 @@ func runeBoundary[T ~string | ~[]byte](s T, n int) int {
 	}
 	return n
 }
+
+// Truncate cuts s to at most limit bytes on a UTF-8 boundary and appends
+// the notice Execute's results carry, so results that do not come from a
+// Registry (MCP servers') are bounded alike.
+func Truncate(s string, limit int) string { return truncate(s, limit) }
