@@ -117,8 +117,11 @@ func (f fileServer) resolveHTTP(s *Server, env func(string) string) error {
 		return errors.New("args, env, env_from and dir are for command servers, not url ones")
 	}
 	u, err := url.Parse(f.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("url %q is not an absolute http(s) URL", f.URL)
+	switch { // the URL is not echoed: it may hold a secret
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		return errors.New("url is not an absolute http(s) URL")
+	case u.User != nil:
+		return errors.New("url holds credentials: pass them in a header with headers_env, whose values come from the environment")
 	}
 	s.Headers = http.Header{}
 	for _, h := range slices.Sorted(maps.Keys(f.HeadersEnv)) {
