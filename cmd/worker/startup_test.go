@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -118,6 +119,14 @@ func TestWorkerWithABadWorkspaceSaysHowToFixIt(t *testing.T) {
 	requireOneLine(t, "worker: --workspace "+missing+" cannot be used (lstat "+missing+": no such file or directory): "+
 		"point it at a directory, or pass --workspace '' to run without read_file and list_files",
 		"--address", ts.GetFrontendHostPort(), "--namespace", ts.GetDefaultNamespace(), "--workspace", missing)
+}
+
+func TestWorkerWithABadMCPConfigSaysWhatToChange(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mcp.json")
+	require.NoError(t, os.WriteFile(path, []byte(`{"servers":{"files":{"url":"/mcp"},"search":{"url":"https://s.example/mcp","headers_env":{"Authorization":"SEARCH_AUTH"}}}}`), 0o600))
+	requireOneLine(t, "worker: --mcp-config "+path+`: server "files": url is not an absolute http(s) URL; `+
+		`server "search": headers_env "Authorization" takes its value from SEARCH_AUTH, which is not set: export it before starting the worker`,
+		"--mcp-config", path)
 }
 
 // The real binary: main wires run to the process's stderr and exit status.
