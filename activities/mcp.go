@@ -23,16 +23,34 @@ type MCPCaller interface {
 	CallMCP(ctx context.Context, tool signals.MCPGrant, call tools.Call) (tools.Result, error)
 }
 
-// execute runs the call on the MCP server in.MCP names, or the worker's
+// ErrMCPUnavailable is the ApplicationError type of a tool call whose MCP
+// server could not answer it (its process exited, its connection broke):
+// a fault, retried without counting against the call's attempts, like a
+// worker that died. The model never sees it, unless the faults outlast
+// the call's deadline.
+const ErrMCPUnavailable = "tether.MCPUnavailable"
+
+// mcpFault marks an MCPCaller's error: a fault of the server, not the
+// call's own failure.
+type mcpFault struct{ err error }
+
+func (f mcpFault) Error() string { return f.err.Error() }
+func (f mcpFault) Unwrap() error { return f.err }
+
+// dispatch runs the call on the MCP server in.MCP names, or the worker's
 // own tool.
-func (t *Tool) execute(ctx context.Context, in signals.ToolInput, call tools.Call) (tools.Result, error) {
+func (t *Tool) dispatch(ctx context.Context, in signals.ToolInput, call tools.Call) (tools.Result, error) {
 	switch {
 	case in.MCP == nil:
 		return t.Runner.Execute(ctx, call)
 	case t.MCP == nil:
 		return tools.Result{Content: fmt.Sprintf("MCP server %q is not configured on this worker", in.MCP.Server), IsError: true}, nil
 	}
-	return t.MCP.CallMCP(ctx, *in.MCP, call)
+	res, err := t.MCP.CallMCP(ctx, *in.MCP, call)
+	if err != nil {
+		return res, mcpFault{err}
+	}
+	return res, nil
 }
 
 // MCPListings is the optional capability of a ConversationReader, found by

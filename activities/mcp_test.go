@@ -52,14 +52,19 @@ func TestToolRunSendsAnMCPCallToTheMCPServerWithItsArgumentsAndKey(t *testing.T)
 	require.Empty(t, rec.got(), "the worker's own tools are not asked")
 }
 
-func TestToolRunFailsRetryablyOnAnMCPFault(t *testing.T) {
+func TestAnMCPFaultIsRetriedWithoutCountingAgainstTheCallsAttempts(t *testing.T) {
 	log := &fakeToolCalls{req: eventlog.ToolCallRequest{ID: "call_2_0", Arguments: []byte(`{}`)}}
 	tool := &activities.Tool{Runner: toolRegistry(t, &recordingTool{}), Log: log, MCP: &fakeMCP{err: errors.New("server exited")}}
+	in := mcpInput
+	in.Attempts = 1 // one own failure would end the call
 
-	_, err := runTool(t, tool, mcpInput)
+	h := listenHeartbeats(t)
+	_, err := runToolIn(t, h.env, tool, in)
 	appErr := requireAppError(t, err)
-	require.False(t, appErr.NonRetryable())
-	require.Contains(t, appErr.Error(), "server exited")
+	require.Equal(t, activities.ErrMCPUnavailable, appErr.Type())
+	require.False(t, appErr.NonRetryable(), "a fault is retried")
+	require.Contains(t, appErr.Error(), "tool files__read call call_2_0: server exited")
+	require.Zero(t, h.last().Failures, "and not counted")
 }
 
 func TestToolRunTellsTheModelAWorkerWithoutMCPHasNoSuchServer(t *testing.T) {
