@@ -32,8 +32,10 @@ type Caller struct {
 // error the server answered, arguments that are not an object — comes back
 // as a Result (with IsError for failures). A returned error is a fault of
 // the server's process or connection (it exited, refused or reset the
-// connection, answered 5xx, or did not answer in time): the attempt failed
-// and may be retried, and the next call connects again.
+// connection, answered 5xx): the attempt failed and may be retried, and
+// the next call connects again. A call still running when ctx ends
+// returns ctx's error and keeps the session; the tool activity counts
+// running past the call's time limit as the call's own failure.
 func (c *Caller) CallMCP(ctx context.Context, tool signals.MCPGrant, call tools.Call) (tools.Result, error) {
 	if !c.Sessions.Configured(tool.Server) {
 		return c.failed(fmt.Sprintf("MCP server %q is not configured on this worker", tool.Server)), nil

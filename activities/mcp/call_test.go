@@ -60,12 +60,14 @@ func mustRun(t *testing.T, m *mcp.Manager, tool, args string) signals.ToolOutput
 	return out
 }
 
-// requireFault checks that err is a retryable activity failure, which the
-// model never sees.
+// requireFault checks that err is the retryable fault of an MCP server,
+// which the model never sees and which never counts against the call's
+// attempts.
 func requireFault(t *testing.T, err error, contains string) {
 	t.Helper()
 	var appErr *temporal.ApplicationError
 	require.True(t, errors.As(err, &appErr), "want an ApplicationError, got %T: %v", err, err)
+	require.Equal(t, activities.ErrMCPUnavailable, appErr.Type())
 	require.False(t, appErr.NonRetryable())
 	require.Contains(t, appErr.Error(), contains)
 }
@@ -153,7 +155,7 @@ func TestTheIdempotencyKeyReachesTheServerInMeta(t *testing.T) {
 	})
 }
 
-func TestACallPastItsDeadlineIsAFaultAndTheSessionStays(t *testing.T) {
+func TestACallPastItsDeadlineEndsThenAndTheSessionStays(t *testing.T) {
 	transports(t, func(t *testing.T, f *fixture) {
 		m := f.manager()
 		c := &mcp.Caller{Sessions: m}

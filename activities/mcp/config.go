@@ -99,6 +99,17 @@ func Parse(data []byte, env func(string) string) (Config, error) {
 // Names are the configured servers' names, sorted.
 func (c Config) Names() []string { return slices.Sorted(maps.Keys(c.Servers)) }
 
+// Grants are the tool entries that enable each server's tools,
+// "mcp:<server>", sorted: a worker offers them to agents beside its own
+// tools (workflows.Config.Tools).
+func (c Config) Grants() []string {
+	var out []string
+	for _, name := range c.Names() {
+		out = append(out, signals.MCPGrant{Server: name}.String())
+	}
+	return out
+}
+
 func (f fileServer) resolve(name string, env func(string) string) (Server, error) {
 	s := Server{Name: name, Command: f.Command, Args: f.Args, Dir: f.Dir, URL: f.URL}
 	switch {

@@ -25,6 +25,7 @@ func TestAConfigFileResolvesServersFromTheEnvironment(t *testing.T) {
 	}))
 	require.NoError(t, err)
 	require.Equal(t, []string{"files", "search"}, c.Names())
+	require.Equal(t, []string{"mcp:files", "mcp:search"}, c.Grants())
 	require.Equal(t, mcp.Server{
 		Name: "files", Command: serverBin, Args: []string{"-state", dir}, Dir: dir,
 		Env: []string{"HOME=/home/w", "MODE=x", "PATH=/bin", "TOKEN=t1"},
@@ -39,6 +40,7 @@ func TestAnEmptyConfigFileConfiguresNoServers(t *testing.T) {
 	c, err := mcp.Parse([]byte(`{"servers":{}}`), env(nil))
 	require.NoError(t, err)
 	require.Empty(t, c.Names())
+	require.Empty(t, c.Grants())
 }
 
 func TestABadConfigFileSaysWhatToChange(t *testing.T) {

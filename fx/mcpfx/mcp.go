@@ -13,7 +13,6 @@ import (
 	"github.com/tetherdev/tether/activities"
 	"github.com/tetherdev/tether/activities/mcp"
 	"github.com/tetherdev/tether/fx/workerfx"
-	"github.com/tetherdev/tether/signals"
 )
 
 // Module provides the MCP tools of the configured servers.
@@ -22,7 +21,7 @@ var Module = fx.Module("mcp",
 		New,
 		func(m *mcp.Manager) activities.MCPCaller { return &mcp.Caller{Sessions: m} },
 		fx.Annotate(registration, fx.ResultTags(`group:"`+workerfx.Group+`"`)),
-		fx.Annotate(toolNames, fx.ResultTags(`group:"`+workerfx.ToolNameGroup+`,flatten"`)),
+		fx.Annotate(mcp.Config.Grants, fx.ResultTags(`group:"`+workerfx.ToolNameGroup+`,flatten"`)),
 	),
 )
 
@@ -39,13 +38,4 @@ func New(cfg mcp.Config, lc fx.Lifecycle, log *slog.Logger) *mcp.Manager {
 func registration(m *mcp.Manager) workerfx.Registration {
 	l := &mcp.Lister{Sessions: m}
 	return func(r worker.Registry) { mcp.Register(r, l) }
-}
-
-// toolNames are the entries that enable each server's tools.
-func toolNames(cfg mcp.Config) []string {
-	var out []string
-	for _, name := range cfg.Names() {
-		out = append(out, signals.MCPGrant{Server: name}.String())
-	}
-	return out
 }
