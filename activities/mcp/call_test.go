@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -222,6 +223,17 @@ func TestAStdioServerGetsOnlyTheEnvironmentItIsGiven(t *testing.T) {
 	for name, want := range map[string]string{"PATH": "/usr/bin:/bin", "MODE": "test", "TOKEN": "tok", "OPENAI_API_KEY": "", "WORKER_TOKEN": ""} {
 		require.Equal(t, want, call(t, m, "getenv", fmt.Sprintf(`{"text":%q}`, name)).Content, name)
 	}
+}
+
+func TestAStdioServerRunsInItsDirectory(t *testing.T) {
+	f := newFixture(t, false)
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	entry := f.entry()
+	entry["dir"] = dir
+	m := mcp.NewManager(f.config(map[string]any{"srv": entry}), quiet)
+	t.Cleanup(func() { _ = m.Close() })
+	require.Equal(t, dir, call(t, m, "cwd", `{}`).Content)
 }
 
 func TestAnHTTPServerErrorIsAFaultAndTheNextCallConnectsAgain(t *testing.T) {

@@ -82,6 +82,7 @@ func newServer(state string, many int) *mcp.Server {
 	s.add("record_key", "Record the idempotency key of the call.", nil, objectSchema, s.recordKey)
 	s.add("getenv", "The value of the environment variable text.", &mcp.ToolAnnotations{ReadOnlyHint: true}, textSchema, getenv)
 	s.add("pid", "The server's process ID.", &mcp.ToolAnnotations{ReadOnlyHint: true}, objectSchema, pid)
+	s.add("cwd", "The server's working directory.", &mcp.ToolAnnotations{ReadOnlyHint: true}, objectSchema, cwd)
 	s.add("picture", "A picture and a caption.", &mcp.ToolAnnotations{ReadOnlyHint: true}, objectSchema, picture)
 	s.add("structured", "Only structured content.", &mcp.ToolAnnotations{ReadOnlyHint: true}, objectSchema, structured)
 	s.add("huge_description", strings.Repeat("d", 5000), &mcp.ToolAnnotations{ReadOnlyHint: true}, objectSchema, echoNothing)
@@ -199,6 +200,14 @@ func getenv(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, e
 
 func pid(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	return text(fmt.Sprint(os.Getpid())), nil
+}
+
+func cwd(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	return text(dir), nil
 }
 
 func picture(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
