@@ -11,7 +11,9 @@
 // an eventlog.FailureKind (model) or signals.ToolFailure (tool) and whose
 // retryable flag is honest. A fault is not a failure: Temporal retries the
 // activities without an attempt limit, so an attempt lost with its worker
-// simply runs again, and each activity decides about its own failures. A
+// simply runs again, and each activity decides about its own failures. An
+// MCP server that exits or loses its connection mid-call is such a fault
+// too (ErrMCPUnavailable), retried without counting. A
 // model call's failure is final (the workflow's retry hook owns retries); a
 // tool's or a summary's own failures are counted in the heartbeat details,
 // which survive to the next attempt, until the call's attempt budget is

@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"context"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 
@@ -67,6 +68,18 @@ func (r *LogReader) Conversation(ctx context.Context, ref signals.LogRef) ([]eve
 		return nil, err
 	}
 	return e.conv.Messages(), nil
+}
+
+// Listings returns a copy of the MCP listings recorded in ref's log
+// prefix (MCPListings).
+func (r *LogReader) Listings(ctx context.Context, ref signals.LogRef) (eventlog.Listings, error) {
+	e := r.entry(ref)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := r.advance(ctx, e, ref); err != nil {
+		return nil, err
+	}
+	return maps.Clone(e.conv.Tools()), nil
 }
 
 // ToolCall returns the tool call callID of the assistant message at seq.

@@ -209,9 +209,9 @@ func closeStream(w ChunkWriter, err error) {
 }
 
 func (m *Model) request(ctx context.Context, in signals.ModelInput) (llm.Request, error) {
-	specs, err := m.Tools.Specs(in.Call.Tools)
+	specs, err := m.specs(ctx, in)
 	if err != nil {
-		return llm.Request{}, failure(eventlog.Failure{Kind: eventlog.FailureInvalidRequest, Message: err.Error()})
+		return llm.Request{}, err
 	}
 	msgs, err := m.Log.Conversation(ctx, ownRef(ctx, in.Ref))
 	if err != nil {

@@ -38,6 +38,8 @@ type Tool struct {
 	Runner         ToolRunner
 	Log            ToolCallReader
 	HeartbeatEvery time.Duration
+	// MCP, when set, runs the calls of MCP servers' tools.
+	MCP MCPCaller
 }
 
 // Validate checks the activity's dependencies when the worker starts.
@@ -71,7 +73,7 @@ func (t *Tool) Run(ctx context.Context, in signals.ToolInput) (signals.ToolOutpu
 		out.Content, out.IsError = llm.DroppedNotice(n, limit), true
 		return out, nil
 	}
-	res, err := t.execute(ctx, tools.Call{
+	res, err := t.execute(ctx, in, tools.Call{
 		AgentID: ref.AgentID, CallID: in.CallID, Name: in.Name,
 		Arguments: args, IdempotencyKey: in.IdempotencyKey,
 	})
@@ -83,6 +85,10 @@ func (t *Tool) Run(ctx context.Context, in signals.ToolInput) (signals.ToolOutpu
 		// Canceled with its turn, or the attempt was lost (the server
 		// stopped taking its heartbeats): not the tool's failure.
 		return signals.ToolOutput{}, ctx.Err()
+	case errors.As(err, new(mcpFault)):
+		// The server's fault, like a worker's: retried without counting.
+		msg := tools.Truncate(fmt.Sprintf("tool %s call %s: %v", in.Name, in.CallID, err), MaxErrorBytes)
+		return signals.ToolOutput{}, temporal.NewApplicationError(msg, ErrMCPUnavailable)
 	}
 	return signals.ToolOutput{}, ownFailure(ctx, stop, prior, budget(in.Attempts), signals.ToolFailure,
 		fmt.Sprintf("tool %s call %s: %v", in.Name, in.CallID, err))
@@ -91,7 +97,7 @@ func (t *Tool) Run(ctx context.Context, in signals.ToolInput) (signals.ToolOutpu
 // execute runs the call within the call's own time limit and returns when
 // it is up even if the tool ignores its context: a tool that hangs fails on
 // its own account, and its goroutine is left to finish by itself.
-func (t *Tool) execute(ctx context.Context, call tools.Call) (tools.Result, error) {
+func (t *Tool) execute(ctx context.Context, in signals.ToolInput, call tools.Call) (tools.Result, error) {
 	own, limit, cancel := ownContext(ctx)
 	defer cancel()
 	type reply struct {
@@ -105,7 +111,7 @@ func (t *Tool) execute(ctx context.Context, call tools.Call) (tools.Result, erro
 				done <- reply{err: fmt.Errorf("tool %s panicked: %v", call.Name, p)}
 			}
 		}()
-		res, err := t.Runner.Execute(own, call)
+		res, err := t.dispatch(own, in, call)
 		done <- reply{res, err}
 	}()
 	select {

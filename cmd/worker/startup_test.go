@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -119,6 +120,35 @@ func TestWorkerWithABadWorkspaceSaysHowToFixIt(t *testing.T) {
 	requireOneLine(t, "worker: --workspace "+missing+" cannot be used (lstat "+missing+": no such file or directory): "+
 		"point it at a directory, or pass --workspace '' to run without read_file and list_files",
 		"--address", ts.GetFrontendHostPort(), "--namespace", ts.GetDefaultNamespace(), "--workspace", missing)
+}
+
+func TestWorkerWithABadMCPConfigSaysWhatToChange(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, data string) string {
+		path := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(path, []byte(data), 0o600))
+		return path
+	}
+	missing := filepath.Join(dir, "none.json")
+	cases := map[string]struct{ path, want string }{
+		"missing file": {missing, "open " + missing + ": no such file or directory"},
+		"bad JSON": {write("bad.json", `{"servers":`),
+			`not a config file (unexpected EOF): want {"servers": {"name": {"command": ...} or {"url": ...}}}`},
+		"unknown field": {write("field.json", `{"servers":{"files":{"comand":"x"}}}`),
+			`not a config file (json: unknown field "comand"): want {"servers": {"name": {"command": ...} or {"url": ...}}}`},
+		"bad server name": {write("name.json", `{"servers":{"my files":{"url":"https://f.example/mcp"}}}`),
+			`server "my files": a server name is 1 to 32 of [a-zA-Z0-9_-] without "__"`},
+		"command and url": {write("both.json", `{"servers":{"files":{"command":"ls","url":"https://f.example/mcp"}}}`),
+			`server "files": give exactly one of command (a stdio server) and url (a streamable-HTTP server)`},
+		"two bad servers": {write("two.json", `{"servers":{"files":{"url":"/mcp"},"search":{"url":"https://s.example/mcp","headers_env":{"Authorization":"SEARCH_AUTH"}}}}`),
+			`server "files": url is not an absolute http(s) URL; ` +
+				`server "search": headers_env "Authorization" takes its value from SEARCH_AUTH, which is not set: export it before starting the worker`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			requireOneLine(t, "worker: --mcp-config "+tc.path+": "+tc.want, "--mcp-config", tc.path)
+		})
+	}
 }
 
 // The real binary: main wires run to the process's stderr and exit status.

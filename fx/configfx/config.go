@@ -15,6 +15,7 @@ import (
 
 	"go.uber.org/fx"
 
+	"github.com/tetherdev/tether/activities/mcp"
 	"github.com/tetherdev/tether/activities/stream"
 	"github.com/tetherdev/tether/activities/tools"
 	"github.com/tetherdev/tether/signals"
@@ -67,6 +68,9 @@ type Config struct {
 	// read or workflow task; a worker too busy to take its own tasks in
 	// time makes another replay the agent.
 	StickyTimeout time.Duration
+	// MCP is the MCP servers of --mcp-config (TETHER_MCP_CONFIG); none
+	// without one.
+	MCP mcp.Config
 	// Telemetry: traces and metrics.
 	Telemetry TelemetryConfig
 }
@@ -143,6 +147,9 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 	if err := p.codec.resolve(&c, env); err != nil {
 		return Config{}, err
 	}
+	if err := loadMCP(&c, p.mcpConfig, env); err != nil {
+		return Config{}, err
+	}
 	return c, c.Validate()
 }
 
@@ -150,6 +157,7 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 type pending struct {
 	demo         bool
 	keyEnv, deny string
+	mcpConfig    string
 	codec        codecFlags
 }
 
@@ -188,9 +196,27 @@ func flags(c *Config, env func(string) string) (*flag.FlagSet, *pending) {
 		"how long an agent's work waits for the worker that has it cached before another worker takes it")
 	fs.IntVar(&c.Workflow.MaxRunTurns, "max-run-turns", 0, "continue an agent as new after this many turns in one run (0: when Temporal suggests)")
 	fs.IntVar(&c.Workflow.MaxRunEvents, "max-run-events", 0, "continue an agent as new once its run has this many history events (0: when Temporal suggests)")
+	fs.StringVar(&p.mcpConfig, "mcp-config", env(EnvMCPConfig), "JSON file of the MCP servers whose tools agents may enable (README: MCP tools)")
 	p.codec.register(fs, env, &c.Codec)
 	telemetryFlags(fs, &c.Telemetry, env)
 	return fs, p
+}
+
+// EnvMCPConfig names the MCP config file when --mcp-config does not.
+const EnvMCPConfig = "TETHER_MCP_CONFIG"
+
+// loadMCP reads the MCP config file, if one is named; its header values
+// and server environments come from env.
+func loadMCP(c *Config, path string, env func(string) string) error {
+	if path == "" {
+		return nil
+	}
+	cfg, err := mcp.Load(path, env)
+	if err != nil {
+		return fmt.Errorf("--mcp-config %s: %w", path, err)
+	}
+	c.MCP = cfg
+	return nil
 }
 
 // splitList splits a comma-separated flag value; empty is an empty,
@@ -269,6 +295,6 @@ func (c Config) DataPath() (string, error) { return filepath.Abs(c.DataDir) }
 // Module supplies the configuration and its parts.
 func Module(c Config) fx.Option {
 	return fx.Module("config",
-		fx.Supply(c, c.Provider, c.Tools, c.Workflow, c.Stream, c.Telemetry),
+		fx.Supply(c, c.Provider, c.Tools, c.Workflow, c.Stream, c.MCP, c.Telemetry),
 	)
 }

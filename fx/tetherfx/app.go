@@ -14,6 +14,7 @@ import (
 	"github.com/tetherdev/tether/fx/configfx"
 	"github.com/tetherdev/tether/fx/demofx"
 	"github.com/tetherdev/tether/fx/devserverfx"
+	"github.com/tetherdev/tether/fx/mcpfx"
 	"github.com/tetherdev/tether/fx/providerfx"
 	"github.com/tetherdev/tether/fx/streamfx"
 	"github.com/tetherdev/tether/fx/telemetryfx"
@@ -51,6 +52,9 @@ func Worker(cfg configfx.Config, logs io.Writer) fx.Option {
 	}
 	if cfg.Codec.Addr != "" {
 		opts = append(opts, codecfx.Module)
+	}
+	if len(cfg.MCP.Servers) > 0 {
+		opts = append(opts, mcpfx.Module)
 	}
 	return fx.Options(opts...)
 }

@@ -2,6 +2,8 @@ package tetherfx
 
 import (
 	"io"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -13,6 +15,13 @@ import (
 
 // testKey is a well-formed codec key entry (32 zero bytes).
 const testKey = "k1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
+
+// mcpConfig is a config file naming one MCP server.
+func mcpConfig(t *testing.T) string {
+	path := filepath.Join(t.TempDir(), "mcp.json")
+	require.NoError(t, os.WriteFile(path, []byte(`{"servers":{"search":{"url":"http://127.0.0.1:1/mcp"}}}`), 0o600))
+	return path
+}
 
 // The worker's option list resolves for every mode cmd/worker can run in.
 func TestWorkerAppValidatesInEveryMode(t *testing.T) {
@@ -32,6 +41,7 @@ func TestWorkerAppValidatesInEveryMode(t *testing.T) {
 		"codec server":      {args: []string{"--codec-addr", "127.0.0.1:0"}, env: map[string]string{codec.EnvKeys: testKey}},
 		"telemetry":         {args: []string{"--otlp-endpoint", "http://127.0.0.1:4318", "--metrics-addr", "127.0.0.1:0"}},
 		"telemetry on grpc": {args: []string{"--otlp-endpoint", "http://127.0.0.1:4317", "--otlp-protocol", "grpc"}},
+		"mcp servers":       {args: []string{"--mcp-config", mcpConfig(t)}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

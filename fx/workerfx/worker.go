@@ -46,6 +46,8 @@ type ActivityParams struct {
 	Providers providerfx.Providers
 	Tools     *tools.Registry
 	Streams   activities.LiveStreams `optional:"true"`
+	// MCP runs the calls of MCP servers' tools, when the worker has any.
+	MCP activities.MCPCaller `optional:"true"`
 	// StreamHooks are the llm/stream hooks agents may enable by name.
 	StreamHooks []activities.StreamHook `group:"tether.stream-hooks"`
 }
@@ -59,7 +61,7 @@ func NewActivities(p ActivityParams) (Activities, error) {
 	a := Activities{
 		Model: &activities.Model{Providers: p.Providers.ByName, DefaultProvider: p.Providers.Default, Tools: reg, Log: reader,
 			Streams: p.Streams, StreamHooks: map[string]activities.StreamHook{}, HeartbeatEvery: every},
-		Tool: &activities.Tool{Runner: reg, Log: reader, HeartbeatEvery: every},
+		Tool: &activities.Tool{Runner: reg, Log: reader, HeartbeatEvery: every, MCP: p.MCP},
 	}
 	for _, h := range p.StreamHooks {
 		a.Model.StreamHooks[h.Name] = h
@@ -84,6 +86,11 @@ const ProfileGroup = "tether.profiles"
 // StreamHookGroup is the value group of llm/stream hooks
 // (activities.StreamHook) an application registers.
 const StreamHookGroup = "tether.stream-hooks"
+
+// ToolNameGroup is the value group of tool entries the worker offers
+// besides its registry's tools: "mcp:<server>" for each MCP server. New
+// agents may name them.
+const ToolNameGroup = "tether.tool-names"
 
 // HookGroup is the value group of hooks an application registers; agents
 // enable them by name.
@@ -120,6 +127,7 @@ type Params struct {
 	Hooks         []hook.Hook    `group:"tether.hooks"`
 	Profiles      []Profile      `group:"tether.profiles"`
 	Registrations []Registration `group:"tether.register"`
+	ToolNames     []string       `group:"tether.tool-names"`
 	Lifecycle     fx.Lifecycle
 	Shutdowner    fx.Shutdowner
 	Logger        *slog.Logger
@@ -144,6 +152,8 @@ func New(p Params) worker.Worker {
 		},
 	})
 	cfg := WorkflowConfig(p.Config.Workflow, p.Hooks, p.Tools)
+	cfg.Tools = append(cfg.Tools, p.ToolNames...)
+	slices.Sort(cfg.Tools)
 	cfg.Observer = p.Observer
 	cfg.Profiles = map[string]signals.Profile{}
 	for _, pr := range p.Profiles {

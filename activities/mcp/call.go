@@ -1,0 +1,145 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tetherdev/tether/activities/tools"
+	"github.com/tetherdev/tether/signals"
+)
+
+// IdempotencyKeyMeta is the _meta field of every tools/call request that
+// carries the call's idempotency key (tools.Call.IdempotencyKey): the same
+// for every attempt of one call, across retries, worker crashes and
+// server restarts, so a server can dedupe side effects on it.
+const IdempotencyKeyMeta = "tether/idempotency_key"
+
+// Caller runs calls of MCP server tools for the tool activity
+// (activities.MCPCaller). Safe for concurrent use.
+type Caller struct {
+	Sessions *Manager
+	// MaxResultBytes bounds a result's content as the tool registry bounds
+	// its tools'; tools.MaxResultBytes when zero.
+	MaxResultBytes int
+}
+
+// CallMCP calls tool.Tool of server tool.Server with call's arguments. What
+// the model should see — the tool's result, an isError result, a JSON-RPC
+// error the server answered, arguments that are not an object — comes back
+// as a Result (with IsError for failures). A returned error is a fault of
+// the server's process or connection (it exited, refused or reset the
+// connection, answered 5xx): the attempt failed and may be retried, and
+// the next call connects again. A call still running when ctx ends
+// returns ctx's error and keeps the session; the tool activity counts
+// running past the call's time limit as the call's own failure.
+func (c *Caller) CallMCP(ctx context.Context, tool signals.MCPGrant, call tools.Call) (tools.Result, error) {
+	if !c.Sessions.Configured(tool.Server) {
+		return c.failed(fmt.Sprintf("MCP server %q is not configured on this worker", tool.Server)), nil
+	}
+	args, ok := objectArguments(call.Arguments)
+	if !ok {
+		return c.failed(fmt.Sprintf("arguments of tool %q must be a JSON object", call.Name)), nil
+	}
+	s, err := c.Sessions.session(ctx, tool.Server)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	res, err := s.CallTool(ctx, &sdk.CallToolParams{
+		Meta: sdk.Meta{IdempotencyKeyMeta: call.IdempotencyKey}, Name: tool.Tool, Arguments: args,
+	})
+	if e, ok := answer(err); ok {
+		return c.failed(fmt.Sprintf("MCP server %q refused tool %q: %s (JSON-RPC error %d)", tool.Server, tool.Tool, e.Message, e.Code)), nil
+	}
+	if err != nil {
+		if broken(ctx, err) {
+			c.Sessions.drop(tool.Server, s)
+		}
+		return tools.Result{}, fmt.Errorf("call tool %q of MCP server %q: %w", tool.Tool, tool.Server, err)
+	}
+	return c.result(res), nil
+}
+
+// objectArguments checks that args is a JSON object; none is {}.
+func objectArguments(args json.RawMessage) (json.RawMessage, bool) {
+	if len(args) == 0 {
+		return json.RawMessage(`{}`), true
+	}
+	var obj map[string]json.RawMessage
+	return args, json.Unmarshal(args, &obj) == nil && obj != nil
+}
+
+func (c *Caller) result(res *sdk.CallToolResult) tools.Result {
+	text := Text(res)
+	if res.IsError && text == "" {
+		text = "the tool failed without saying why"
+	}
+	return c.bound(tools.Result{Content: text, IsError: res.IsError})
+}
+
+func (c *Caller) failed(msg string) tools.Result {
+	return c.bound(tools.Result{Content: msg, IsError: true})
+}
+
+func (c *Caller) bound(r tools.Result) tools.Result {
+	limit := c.MaxResultBytes
+	if limit <= 0 {
+		limit = tools.MaxResultBytes
+	}
+	r.Content = tools.Truncate(r.Content, limit)
+	return r
+}
+
+// Text is what the model reads of a result: its text content, joined by
+// newlines, with other content summarized ("[image image/png, 12 KB]");
+// the structured content, as JSON, when there is no text.
+func Text(res *sdk.CallToolResult) string {
+	var parts []string
+	hasText := false
+	for _, c := range res.Content {
+		s, isText := describe(c)
+		parts = append(parts, s)
+		hasText = hasText || isText
+	}
+	if !hasText && res.StructuredContent != nil {
+		if b, err := json.Marshal(res.StructuredContent); err == nil {
+			parts = append([]string{string(b)}, parts...)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// describe renders one content item; isText is false for a summary.
+func describe(c sdk.Content) (s string, isText bool) {
+	switch c := c.(type) {
+	case *sdk.TextContent:
+		return c.Text, true
+	case *sdk.ImageContent:
+		return fmt.Sprintf("[image %s, %s]", c.MIMEType, size(len(c.Data))), false
+	case *sdk.AudioContent:
+		return fmt.Sprintf("[audio %s, %s]", c.MIMEType, size(len(c.Data))), false
+	case *sdk.ResourceLink:
+		return fmt.Sprintf("[resource link %s %s]", c.Name, c.URI), false
+	case *sdk.EmbeddedResource:
+		if r := c.Resource; r != nil && r.Blob == nil {
+			return r.Text, true
+		} else if r != nil {
+			return fmt.Sprintf("[resource %s %s, %s]", r.URI, r.MIMEType, size(len(r.Blob))), false
+		}
+	}
+	return fmt.Sprintf("[%T content]", c), false
+}
+
+// size says n bytes the way a person would.
+func size(n int) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d bytes", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%d KB", (n+1<<9)>>10)
+	}
+	return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+}

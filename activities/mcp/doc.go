@@ -1,0 +1,25 @@
+// Package mcp gives agents the tools of MCP servers, through the official
+// Go SDK (github.com/modelcontextprotocol/go-sdk): servers a worker starts
+// as commands speaking stdio, and streamable-HTTP servers, named in the
+// worker's config file (Load).
+//
+// A Manager holds one session per server for the whole worker, opened by
+// its first use, opened again after it breaks, and closed, stdio processes
+// stopped, when the worker stops. Lister is the ListTools activity: it
+// lists servers concurrently, each within a timeout, applies the listing
+// bounds of package signals, and digests the result so an unchanged
+// server records no tools again. Caller runs the tool activity's calls.
+//
+// It must never fail a listing for one server (that server's entry says
+// why), never show the model a fault of a server's process or connection
+// (the attempt fails and is retried; only what the server answered
+// reaches the model), never give a stdio server the worker's environment
+// beyond InheritedEnv and what the config file names, and never take a
+// header's value from the config file.
+//
+// Invariants: every tools/call carries the call's idempotency key in its
+// _meta (IdempotencyKeyMeta); a listing holds at most
+// signals.MaxMCPToolsPerServer tools, none with a schema over
+// signals.MaxMCPInputSchema or a description over signals.MaxMCPDescription;
+// equal bounded listings have equal digests.
+package mcp

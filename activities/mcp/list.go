@@ -1,0 +1,147 @@
+package mcp
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/signals"
+)
+
+// DefaultListTimeout bounds the listing of one server, connecting
+// included, so a dead server never holds a turn for long.
+const DefaultListTimeout = 10 * time.Second
+
+// Lister is the ListTools activity (signals.ListToolsActivity).
+type Lister struct {
+	Sessions *Manager
+	// Timeout bounds each server's listing; DefaultListTimeout when zero.
+	Timeout time.Duration
+}
+
+// ListTools lists the tools of in.Servers, concurrently, each bounded by
+// the Timeout. It never fails for a server: one that cannot be listed
+// gets an entry with Error. A server whose bounded tools still have the
+// digest in.Known holds for it answers Unchanged, without tools.
+func (l *Lister) ListTools(ctx context.Context, in signals.ListToolsInput) (eventlog.ToolsListed, error) {
+	out := eventlog.ToolsListed{Servers: make([]eventlog.ServerTools, len(in.Servers))}
+	var wg sync.WaitGroup
+	for i, server := range in.Servers {
+		wg.Go(func() { out.Servers[i] = l.list(ctx, server, in.Known[server]) })
+	}
+	wg.Wait()
+	return out, ctx.Err()
+}
+
+func (l *Lister) list(ctx context.Context, server, known string) eventlog.ServerTools {
+	timeout := l.Timeout
+	if timeout <= 0 {
+		timeout = DefaultListTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	st, err := l.fetch(ctx, server)
+	if err != nil {
+		return eventlog.ServerTools{Server: server, Error: err.Error()}
+	}
+	if st.Digest == known {
+		return eventlog.ServerTools{Server: server, Unchanged: true}
+	}
+	return st
+}
+
+// fetch lists server's tools within the bounds. A session that broke
+// (an HTTP server that restarted and forgot it) is replaced once.
+func (l *Lister) fetch(ctx context.Context, server string) (eventlog.ServerTools, error) {
+	for attempt := 1; ; attempt++ {
+		s, err := l.Sessions.session(ctx, server)
+		if err != nil {
+			return eventlog.ServerTools{}, listError(ctx, err)
+		}
+		st, err := bounded(ctx, server, s)
+		if err == nil {
+			return st, nil
+		}
+		if !broken(ctx, err) || attempt == 2 {
+			return eventlog.ServerTools{}, listError(ctx, fmt.Errorf("list tools of MCP server %q: %w", server, err))
+		}
+		l.Sessions.drop(server, s)
+	}
+}
+
+// bounded lists the tools of s within the bounds and digests what it
+// kept; what was left out is said in Error.
+func bounded(ctx context.Context, server string, s *sdk.ClientSession) (eventlog.ServerTools, error) {
+	st := eventlog.ServerTools{Server: server, Tools: []eventlog.MCPTool{}}
+	var notes []string
+	for t, err := range s.Tools(ctx, nil) {
+		if err != nil {
+			return eventlog.ServerTools{}, err
+		}
+		tool, why := convert(t)
+		if why != "" {
+			notes = append(notes, fmt.Sprintf("tool %q left out: %s", t.Name, why))
+			continue
+		}
+		if len(st.Tools) == signals.MaxMCPToolsPerServer {
+			notes = append(notes, fmt.Sprintf("more than %d tools: only the first %d are offered", len(st.Tools), len(st.Tools)))
+			break
+		}
+		st.Tools = append(st.Tools, tool)
+	}
+	st.Error, st.Digest = strings.Join(notes, "; "), digest(st.Tools)
+	return st, nil
+}
+
+// listError says a listing ran out of time plainly.
+func listError(ctx context.Context, err error) error {
+	if ctx.Err() == context.DeadlineExceeded {
+		return fmt.Errorf("no answer within the listing timeout: %w", err)
+	}
+	return err
+}
+
+// convert maps an MCP tool to its recorded form, or says why it cannot be
+// offered.
+func convert(t *sdk.Tool) (eventlog.MCPTool, string) {
+	schema, err := json.Marshal(t.InputSchema) // a map: json sorts its keys
+	switch {
+	case err != nil:
+		return eventlog.MCPTool{}, "its input schema is not JSON"
+	case len(schema) > signals.MaxMCPInputSchema:
+		return eventlog.MCPTool{}, fmt.Sprintf("its input schema has %d bytes, over %d", len(schema), signals.MaxMCPInputSchema)
+	}
+	out := eventlog.MCPTool{Name: t.Name, Description: truncate(t.Description, signals.MaxMCPDescription), InputSchema: schema}
+	if a := t.Annotations; a != nil {
+		out.ReadOnly, out.Destructive, out.Idempotent = a.ReadOnlyHint, a.DestructiveHint, a.IdempotentHint
+	}
+	return out, ""
+}
+
+// digest is "sha256:" and the hex SHA-256 of the tools' JSON, which is
+// canonical: struct fields in order, schema keys sorted.
+func digest(tools []eventlog.MCPTool) string {
+	b, _ := json.Marshal(tools) // cannot fail: each schema was marshalled from JSON
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// truncate cuts s to at most n bytes on a UTF-8 boundary.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
