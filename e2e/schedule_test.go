@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -119,4 +120,42 @@ func TestAScheduledMessageArrivesAfterContinueAsNew(t *testing.T) {
 	requireSameLog(t, log, projected)
 	record(t, "scheduled-across-runs-first-run", runs[1])
 	record(t, "scheduled-across-runs-second-run", runs[2])
+}
+
+// The starter schedules with --in and --at: status lists what waits, the
+// log shows it scheduled and then the turn its timer opened; a bad --at is
+// a usage error.
+func TestStarterSchedulesMessagesWithInAndAt(t *testing.T) {
+	e := newEnv(t)
+	e.startWorker(echoTool())
+	ctx := ctxT(t, time.Minute)
+	requireExit(t, e.starter(ctx, "start", "--id", "cli-later", "--tools", "echo", "--wait", "/say hello"), 0)
+
+	far := time.Now().Add(30 * 24 * time.Hour).UTC().Truncate(time.Second).Format(time.RFC3339)
+	r := e.starter(ctx, "followup", "--at", far, "--message-id", "far", "cli-later", "/say next month")
+	requireExit(t, r, 0)
+	r = e.starter(ctx, "followup", "--in", "2s", "--message-id", "soon", "cli-later", "/say on time")
+	requireExit(t, r, 0)
+	require.Equal(t, "soon\n", r.out)
+	r = e.starter(ctx, "status", "cli-later")
+	requireExit(t, r, 0)
+	require.Contains(t, r.out, "  far  "+far+" (next-turn)  \"/say next month\"\n")
+
+	waitFor(t, 30*time.Second, "the scheduled followup's turn", func() bool {
+		r := e.starter(ctx, "status", "cli-later")
+		return strings.Contains(r.out, "turn:      2\n") && strings.Contains(r.out, "status:    idle\n")
+	})
+	r = e.starter(ctx, "status", "cli-later")
+	require.Contains(t, r.out, "scheduled: 1, next at "+far+"\n", "the one still waiting")
+	r = e.starter(ctx, "log", "cli-later")
+	requireExit(t, r, 0)
+	require.Contains(t, r.out, "scheduled:   message far for "+far+" (next-turn)\n")
+	require.Contains(t, r.out, "timer:       /say on time\n")
+
+	r = e.starter(ctx, "steer", "--at", "soon", "cli-later", "hi")
+	requireExit(t, r, 2)
+	require.Contains(t, r.err, "--at is not an RFC 3339 time")
+	r = e.starter(ctx, "steer", "--at", "2026-12-01T10:00:00Z", "--in", "1h", "cli-later", "hi")
+	requireExit(t, r, 2)
+	require.Contains(t, r.err, "--at and --in exclude each other")
 }
