@@ -67,3 +67,21 @@ func TestScheduleFoldRejectsInvalidTransitions(t *testing.T) {
 		})
 	}
 }
+
+func TestConsumedWorkFollowsAScheduledMessage(t *testing.T) {
+	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	log := []Event{
+		MessageScheduled{MessageID: "s", List: NextTurn, Wake: true, At: at},
+		MessageScheduled{MessageID: "gone", List: NextStep, At: at},
+	}
+	require.Equal(t, Outcome{List: NextTurn, Progress: ProgressScheduled}, ConsumedWork(log)["s"])
+	log = append(log,
+		InboxInserted{MessageID: "s", List: NextTurn, Wake: true, From: &Initiator{Kind: ByTimer}},
+		InboxDiscarded{MessageID: "gone", List: NextStep, Outcome: DiscardDisposed},
+	)
+	require.Equal(t, Outcome{List: NextTurn, Progress: ProgressPending}, ConsumedWork(log)["s"])
+	log = append(log, TurnStart{Turn: 1}, InboxClaimed{MessageID: "s", List: NextTurn, Turn: 1}, TurnEnd{Turn: 1, Reason: EndCompleted})
+	got := ConsumedWork(log)
+	require.Equal(t, Outcome{List: NextTurn, Progress: ProgressDone, Turn: 1, TurnEnd: EndCompleted}, got["s"])
+	require.Equal(t, Outcome{List: NextStep, Progress: ProgressDiscarded, Discard: DiscardDisposed}, got["gone"])
+}
