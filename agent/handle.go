@@ -77,7 +77,9 @@ func WithMessageID(id eventlog.MessageID) SendOption {
 // scheduled messages refuses more (signals.ErrTooManyScheduled, with
 // Acknowledged; a signal is dropped). The Ack's Seq is then the position
 // of the message's inbox/scheduled event. Cancel leaves scheduled
-// messages (they are not in the inbox yet); Dispose discards them.
+// messages (they are not in the inbox yet); Dispose discards them. They are
+// not due work: an agent whose only work is scheduled is idle for WaitIdle,
+// and its status lists them (StatusView.Scheduled).
 func At(t time.Time) SendOption { return func(o *sendOptions) { o.at = t } }
 
 // Followup queues content for a turn of its own and wakes the agent.
