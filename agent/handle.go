@@ -32,6 +32,7 @@ type SendOption func(*sendOptions)
 type sendOptions struct {
 	ack bool
 	id  eventlog.MessageID
+	at  time.Time
 }
 
 // Acknowledged delivers the message as an update: the call returns once the
@@ -66,26 +67,47 @@ func WithMessageID(id eventlog.MessageID) SendOption {
 	return func(o *sendOptions) { o.id = id }
 }
 
+// At delivers the message at t instead of now: the agent keeps it on a
+// durable timer (surviving worker restarts and Continue-As-New), and at t
+// it enters the inbox as if sent then, from the initiator "timer". A t not
+// after now means now. It is sent as a send (signals.Send with At), so it
+// works with Followup, Steer, Inject and Send alike; a t more than
+// signals.MaxScheduleAhead ahead fails with signals.ErrScheduleTooFar
+// before anything is sent, and an agent holding signals.MaxScheduled
+// scheduled messages refuses more (signals.ErrTooManyScheduled, with
+// Acknowledged; a signal is dropped). The Ack's Seq is then the position
+// of the message's inbox/scheduled event. Cancel leaves scheduled
+// messages (they are not in the inbox yet); Dispose discards them. They are
+// not due work: an agent whose only work is scheduled is idle for WaitIdle,
+// and its status lists them (StatusView.Scheduled).
+func At(t time.Time) SendOption { return func(o *sendOptions) { o.at = t } }
+
 // Followup queues content for a turn of its own and wakes the agent.
 func (h *Handle) Followup(ctx context.Context, content string, opts ...SendOption) (signals.Ack, error) {
-	return h.message(ctx, signals.FollowupSignal, signals.FollowupUpdate, content, opts)
+	return h.message(ctx, signals.FollowupSignal, signals.FollowupUpdate, content, eventlog.NextTurn, true, opts)
 }
 
 // Steer queues content for the next step boundary and wakes the agent.
 func (h *Handle) Steer(ctx context.Context, content string, opts ...SendOption) (signals.Ack, error) {
-	return h.message(ctx, signals.SteerSignal, signals.SteerUpdate, content, opts)
+	return h.message(ctx, signals.SteerSignal, signals.SteerUpdate, content, eventlog.NextStep, true, opts)
 }
 
 // Inject queues content for the next step boundary without waking the agent.
 func (h *Handle) Inject(ctx context.Context, content string, opts ...SendOption) (signals.Ack, error) {
-	return h.message(ctx, signals.InjectSignal, signals.InjectUpdate, content, opts)
+	return h.message(ctx, signals.InjectSignal, signals.InjectUpdate, content, eventlog.NextStep, false, opts)
 }
 
 // Send routes content to list, waking the agent when wake is set.
 func (h *Handle) Send(ctx context.Context, content string, list eventlog.List, wake bool, opts ...SendOption) (signals.Ack, error) {
-	o := options(opts)
-	s := signals.Send{Message: signals.Message{ID: o.id, Content: content}, List: list, Wake: wake}
+	return h.send(ctx, content, list, wake, options(opts))
+}
+
+func (h *Handle) send(ctx context.Context, content string, list eventlog.List, wake bool, o sendOptions) (signals.Ack, error) {
+	s := signals.Send{Message: signals.Message{ID: o.id, Content: content}, List: list, Wake: wake, At: o.at}
 	if err := signals.ValidateSend(s); err != nil {
+		return signals.Ack{}, err
+	}
+	if err := signals.ValidateSchedule(s.At, time.Now()); err != nil {
 		return signals.Ack{}, err
 	}
 	if o.ack {
@@ -95,10 +117,14 @@ func (h *Handle) Send(ctx context.Context, content string, list eventlog.List, w
 }
 
 // message validates and delivers m; without Acknowledged the ack's Seq is -1
-// (unknown until the workflow records it).
+// (unknown until the workflow records it). A message for later goes as a
+// send to the operation's list.
 func (h *Handle) message(ctx context.Context, sig signals.Signal[signals.Message], upd signals.Update[signals.Message, signals.Ack],
-	content string, opts []SendOption) (signals.Ack, error) {
+	content string, list eventlog.List, wake bool, opts []SendOption) (signals.Ack, error) {
 	o := options(opts)
+	if !o.at.IsZero() {
+		return h.send(ctx, content, list, wake, o)
+	}
 	m := signals.Message{ID: o.id, Content: content}
 	if err := signals.ValidateMessage(m); err != nil {
 		return signals.Ack{}, err

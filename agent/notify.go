@@ -11,6 +11,7 @@ type Kind string
 
 const (
 	KindStatus    Kind = "status"    // agent/status: idle ⟷ running, only on change
+	KindScheduled Kind = "scheduled" // agent/inbox/scheduled: a message waits until DeliverAt
 	KindInserted  Kind = "inserted"  // agent/inbox/inserted
 	KindClaimed   Kind = "claimed"   // agent/inbox/claimed
 	KindDiscarded Kind = "discarded" // agent/inbox/discarded
@@ -33,6 +34,8 @@ type Notification struct {
 	Settlement *eventlog.Settlement    `json:"settlement,omitempty"`
 	Failure    *eventlog.Failure       `json:"failure,omitempty"`
 	Error      string                  `json:"error,omitempty"`
+	// DeliverAt is when a scheduled message enters the inbox.
+	DeliverAt time.Time `json:"deliver_at,omitzero"`
 }
 
 // notifier derives notifications from log events, incrementally.
@@ -57,6 +60,8 @@ func (n *notifier) apply(env eventlog.Envelope, e eventlog.Event) []Notification
 	switch e := e.(type) {
 	case eventlog.StatusChanged:
 		base.Kind, base.Status = KindStatus, e.Status
+	case eventlog.MessageScheduled:
+		base.Kind, base.MessageID, base.List, base.DeliverAt = KindScheduled, e.MessageID, e.List, e.At
 	case eventlog.InboxInserted:
 		base.Kind, base.MessageID, base.List = KindInserted, e.MessageID, e.List
 	case eventlog.InboxClaimed:

@@ -84,3 +84,15 @@ func TestSettlementOfAFailedTurnPointsAtItsTurnEnd(t *testing.T) {
 	require.EqualValues(t, 1, settled.Seq, "decided by the next event, about the turn end")
 	require.Equal(t, &eventlog.Settlement{Turn: 1, Reason: eventlog.EndFailed, Error: "step limit"}, settled.Settlement)
 }
+
+func TestAScheduledMessageIsNotifiedWithItsTimeThenAsInserted(t *testing.T) {
+	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	ns := notifications(t, []eventlog.Event{
+		eventlog.MessageScheduled{MessageID: "s", List: eventlog.NextTurn, Wake: true, At: at},
+		eventlog.InboxInserted{MessageID: "s", List: eventlog.NextTurn, Wake: true, From: &eventlog.Initiator{Kind: eventlog.ByTimer}},
+	})
+	require.Equal(t, []Kind{KindScheduled, KindInserted}, kinds(ns))
+	require.Equal(t, at, ns[0].DeliverAt)
+	require.Equal(t, eventlog.MessageID("s"), ns[0].MessageID)
+	require.True(t, ns[1].DeliverAt.IsZero())
+}

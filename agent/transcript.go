@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/tetherdev/tether/eventlog"
 )
@@ -12,7 +13,8 @@ import (
 // calls with their arguments, tool results and turn boundaries. A long
 // tool result is shown as a preview that says how much is left out and
 // where the full text is (the log itself, `starter log --json ID`). A
-// message says who sent it (user, parent, child, hook); children, decisions
+// message says who sent it (user, parent, child, hook, timer: a scheduled
+// message, which also gets a line when it is scheduled); children, decisions
 // and waits get a line each. Inbox and status events are left out; the log
 // itself has them.
 func WriteTranscript(w io.Writer, id string, log []eventlog.Envelope) error {
@@ -66,6 +68,8 @@ func (p *printer) event(e eventlog.Event) {
 		p.printf("discarded:   message %s (%s)\n", e.MessageID, e.Outcome)
 	case eventlog.InboxInserted:
 		p.from[e.MessageID] = e.From
+	case eventlog.MessageScheduled:
+		p.printf("scheduled:   message %s for %s (%s)\n", e.MessageID, e.At.UTC().Format(time.RFC3339), e.List)
 	case eventlog.ChildStarted:
 		p.printf("child:       %s started (%s)\n", e.ChildID, e.Mode)
 	case eventlog.ChildSettled:

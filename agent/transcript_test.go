@@ -84,3 +84,23 @@ func TestTranscriptSaysWhatEachMCPServerOffered(t *testing.T) {
 	require.Equal(t, "mcp tools:   files 2 tools, search unchanged, tickets failed (connect: connection refused), "+
 		"docs 1 tools: tool \"huge\" left out: schema over 16 KiB\n", out.String())
 }
+
+func TestTranscriptShowsAScheduledMessageAndTheTimerThatDeliveredIt(t *testing.T) {
+	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	evs := []eventlog.Event{
+		eventlog.MessageScheduled{MessageID: "r1", List: eventlog.NextTurn, Content: "report", Wake: true, At: at},
+		eventlog.InboxInserted{MessageID: "r1", List: eventlog.NextTurn, Content: "report", Wake: true,
+			From: &eventlog.Initiator{Kind: eventlog.ByTimer}},
+		eventlog.TurnStart{Turn: 1},
+		eventlog.UserMessage{MessageID: "r1", Content: "report"},
+	}
+	var log []eventlog.Envelope
+	for i, e := range evs {
+		env, err := eventlog.Encode(int64(i), time.Unix(0, 0), "", e)
+		require.NoError(t, err)
+		log = append(log, env)
+	}
+	var out bytes.Buffer
+	require.NoError(t, WriteTranscript(&out, "a1", log))
+	require.Equal(t, "scheduled:   message r1 for 2026-12-01T10:00:00Z (next-turn)\n── turn 1 ──\ntimer:       report\n", out.String())
+}

@@ -4,6 +4,7 @@ package eventlog
 type Progress string
 
 const (
+	ProgressScheduled Progress = "scheduled" // waiting for its time (inbox/scheduled)
 	ProgressPending   Progress = "pending"   // inserted, not yet claimed or discarded
 	ProgressClaimed   Progress = "claimed"   // claimed by a turn that is still open
 	ProgressDone      Progress = "done"      // its turn closed; TurnEnd says how
@@ -27,6 +28,8 @@ func ConsumedWork(events []Event) map[MessageID]Outcome {
 	open := map[MessageID]bool{} // claimed by the open turn chain
 	for _, e := range events {
 		switch e := e.(type) {
+		case MessageScheduled:
+			out[e.MessageID] = Outcome{List: e.List, Progress: ProgressScheduled}
 		case InboxInserted:
 			out[e.MessageID] = Outcome{List: e.List, Progress: ProgressPending}
 		case InboxClaimed:

@@ -117,6 +117,8 @@ func Decode(env Envelope) (Event, error) {
 		return decodeAs[WaitStarted](env)
 	case TypeToolsListed:
 		return decodeAs[ToolsListed](env)
+	case TypeMessageScheduled:
+		return decodeAs[MessageScheduled](env)
 	default:
 		return nil, fmt.Errorf("%w: %q (seq %d)", ErrUnknownType, env.Type, env.Seq)
 	}

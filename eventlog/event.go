@@ -17,9 +17,12 @@ type Type string
 
 // The closed set of session event types.
 const (
-	TypeInboxInserted    Type = "inbox/inserted"
-	TypeInboxClaimed     Type = "inbox/claimed"
-	TypeInboxDiscarded   Type = "inbox/discarded"
+	TypeInboxInserted  Type = "inbox/inserted"
+	TypeInboxClaimed   Type = "inbox/claimed"
+	TypeInboxDiscarded Type = "inbox/discarded"
+	// TypeMessageScheduled: a message that enters the inbox later, by a
+	// durable timer (MessageScheduled).
+	TypeMessageScheduled Type = "inbox/scheduled"
 	TypeTurnStart        Type = "turn/start"
 	TypeTurnEnd          Type = "turn/end"
 	TypeStepStart        Type = "step/start"
@@ -64,7 +67,7 @@ var Types = []Type{
 	TypeModelSelected, TypeTurnCanceling, TypeAgentDisposing, TypeMaintenanceQueued, TypeMaintenanceDone,
 	TypeRequestHeader, TypeRequestContext,
 	TypeChildStarted, TypeChildSettled, TypeChildEnded, TypeDecisionRequested, TypeDecisionMade, TypeWaitStarted,
-	TypeToolsListed,
+	TypeToolsListed, TypeMessageScheduled,
 }
 
 // MessageID identifies one accepted inbox message for its whole life:
@@ -99,7 +102,8 @@ type InboxInserted struct {
 	Content   string    `json:"content,omitempty"`
 	// Wake is false for inject: the message waits for work that is already due.
 	Wake bool `json:"wake"`
-	// From says who sent it; empty for a user.
+	// From says who sent it; empty for a user. ByTimer delivers a
+	// scheduled message (MessageScheduled) when its time came.
 	From *Initiator `json:"from,omitempty"`
 }
 

@@ -21,6 +21,8 @@ var samples = map[Type]Event{
 	TypeInboxInserted:  InboxInserted{MessageID: "m1", List: NextTurn, Content: "hello", Wake: true, From: &Initiator{Kind: ByChild, ID: "a1.child-7"}},
 	TypeInboxClaimed:   InboxClaimed{MessageID: "m1", List: NextTurn, Turn: 1},
 	TypeInboxDiscarded: InboxDiscarded{MessageID: "m2", List: NextStep, Outcome: DiscardCanceled, Cause: "user"},
+	TypeMessageScheduled: MessageScheduled{MessageID: "m3", List: NextTurn, Content: "daily report", Wake: true,
+		At: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)},
 	TypeTurnStart:      TurnStart{Turn: 2, RetryOf: 1},
 	TypeTurnEnd:        TurnEnd{Turn: 2, Reason: EndFailed, Error: "model call failed"},
 	TypeStepStart:      StepStart{Turn: 2, Step: 1, Provider: "openai", Model: "gpt-4o-mini", Effort: "low"},
@@ -112,6 +114,9 @@ func TestStripAndRestoreRoundTrip(t *testing.T) {
 	}{
 		{"inserted keeps list and wake", samples[TypeInboxInserted], MessageRef("m1"), "hello"},
 		{"user message", samples[TypeUserMessage], MessageRef("m1"), "hello"},
+		{"scheduled keeps list, wake and time", samples[TypeMessageScheduled], MessageRef("m3"), "daily report"},
+		{"delivered by its timer", InboxInserted{MessageID: "m3", List: NextTurn, Content: "daily report", Wake: true,
+			From: &Initiator{Kind: ByTimer}}, MessageRef("m3"), "daily report"},
 		{"system prompt", samples[TypeSystemMessage], SystemPromptRef, "be brief"},
 		{"assistant from activity", samples[TypeAssistantMessage], ActivityRef("model-2-1"), ""},
 		{"tool result from activity", samples[TypeToolResult], ActivityRef("tool-2-1-0"), ""},

@@ -23,6 +23,9 @@ func Strip(env Envelope) (Envelope, error) {
 	case InboxInserted:
 		e.Content, e.MessageID = "", ""
 		stripped = e
+	case MessageScheduled:
+		e.Content, e.MessageID = "", ""
+		stripped = e
 	case UserMessage:
 		e.Content, e.MessageID = "", ""
 		stripped = e
@@ -90,6 +93,9 @@ func Restore(env Envelope, content string, whole json.RawMessage) (Envelope, err
 	var filled Event
 	switch e := e.(type) {
 	case InboxInserted:
+		e.Content, e.MessageID = content, MessageID(key)
+		filled = e
+	case MessageScheduled:
 		e.Content, e.MessageID = content, MessageID(key)
 		filled = e
 	case UserMessage:

@@ -108,6 +108,9 @@ type State struct {
 	// sleeping.
 	Pending []PendingDecision `json:"pending,omitempty"`
 	Waits   []Wait            `json:"waits,omitempty"`
+	// Scheduled are messages waiting for their time to enter the inbox,
+	// in the order they were scheduled (MessageScheduled).
+	Scheduled []Scheduled `json:"scheduled,omitempty"`
 }
 
 // NewState returns the state of an empty log starting at position start.
@@ -129,7 +132,12 @@ func (s *State) apply(e Event) error {
 	case InboxClaimed:
 		return s.take(e.List, e.MessageID, s.InTurn, "claim outside a turn")
 	case InboxDiscarded:
+		if _, ok := s.FindScheduled(e.MessageID); ok {
+			return s.unschedule(e.MessageID, e.List)
+		}
 		return s.take(e.List, e.MessageID, true, "")
+	case MessageScheduled:
+		return s.schedule(e)
 	case TurnStart:
 		return s.startTurn(e)
 	case TurnEnd:
@@ -224,8 +232,13 @@ func (s *State) insert(e InboxInserted) error {
 	if !e.List.Valid() {
 		return fmt.Errorf("unknown list %q", e.List)
 	}
-	if _, _, dup := s.Inbox.Find(e.MessageID); dup {
-		return fmt.Errorf("message %q is already pending", e.MessageID)
+	if e.From != nil && e.From.Kind == ByTimer {
+		if err := s.unschedule(e.MessageID, e.List); err != nil {
+			return err
+		}
+	}
+	if s.known(e.MessageID) {
+		return fmt.Errorf("message %q is already pending or scheduled", e.MessageID)
 	}
 	lst := s.Inbox.list(e.List)
 	*lst = append(slices.Clip(*lst), Pending{ID: e.MessageID, Content: e.Content, Wake: e.Wake})

@@ -48,8 +48,10 @@ type (
 		Input      signals.ModelInput
 	}
 	// StartTimer waits After on a durable timer: before a retry turn
-	// (signals.BackoffTimer), until a decision's deadline (DecideTimer), or
-	// for a wait tool call (WaitTimer). Outcome: TimerFired with its ID.
+	// (signals.BackoffTimer), until a decision's deadline (DecideTimer),
+	// for a wait tool call (WaitTimer), or until a scheduled message's
+	// time (ScheduleTimer: it belongs to no turn, so a turn's interrupt
+	// must not cancel it). Outcome: TimerFired with its ID.
 	StartTimer struct {
 		ID    string
 		After time.Duration

@@ -60,9 +60,14 @@
 //     for that (retrying only if the context shrank).
 //   - No built-in turn budget: the turn-budget hook, on by default, bounds
 //     steps; token and cost budgets end a turn before its next model call.
+//   - A message sent for a later time is recorded as inbox/scheduled and
+//     waits outside the inbox on a durable timer of its own, across turns
+//     and runs (a seed carries it, the next run arms its timer again);
+//     then it enters its list from the initiator "timer" like any message.
 //   - Cancel aborts the open turn (recorded as turn/canceling; in-flight
-//     work is interrupted) and discards the inbox unless keepInbox; dispose
-//     cancels, then discards and finishes once the turn closed.
+//     work is interrupted) and discards the inbox unless keepInbox, never
+//     scheduled messages; dispose cancels, then discards what is pending
+//     and scheduled and finishes once the turn closed.
 //   - Maintenance runs only in a true idle phase; work arriving meanwhile
 //     waits for it.
 //

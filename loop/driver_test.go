@@ -196,6 +196,10 @@ func (d *driver) cancelInflight() {
 		case StartTool:
 			d.step(ToolDone{CallID: c.Call.ID, Canceled: true})
 		case StartTimer:
+			if _, ok := signals.ParseScheduleTimer(c.ID); ok {
+				d.inflight = append(d.inflight, c) // a scheduled message's timer belongs to no turn
+				continue
+			}
 			d.step(TimerFired{ID: c.ID, Canceled: true})
 		case Summarize:
 			d.step(Summarized{Err: fmt.Errorf("canceled")})

@@ -21,7 +21,7 @@ func (l *Loop) Check(m signals.Message) error {
 	if err := signals.ValidateMessage(m); err != nil {
 		return err
 	}
-	if l.recent.seen[m.ID] {
+	if _, scheduled := l.state.FindScheduled(m.ID); scheduled || l.recent.seen[m.ID] {
 		return fmt.Errorf("%w: %s", signals.ErrDuplicateID, m.ID)
 	}
 	return nil
@@ -44,6 +44,9 @@ func (l *Loop) accept(now time.Time, in Accept) error {
 	}
 	if !in.List.Valid() {
 		return fmt.Errorf("%w: %q", signals.ErrInvalidList, in.List)
+	}
+	if in.At.After(now) {
+		return l.schedule(now, in)
 	}
 	l.recent.add(in.Message.ID)
 	l.record(now, eventlog.MessageRef(in.Message.ID), eventlog.InboxInserted{
@@ -99,7 +102,8 @@ func msgRef(id eventlog.MessageID) eventlog.Ref {
 }
 
 // cancel aborts the open turn and, unless keepInbox, discards every
-// pending message. The turn ends canceled at its next boundary: in-flight
+// pending message; scheduled messages are not in the inbox yet and stay
+// scheduled. The turn ends canceled at its next boundary: in-flight
 // work is interrupted and reports back canceled.
 func (l *Loop) cancel(now time.Time, cause string, keepInbox bool) error {
 	cause = signals.BoundCause(cause)
@@ -167,7 +171,7 @@ func (l *Loop) due() bool {
 	if l.cfg.Rules == Rules1 {
 		return in.Due()
 	}
-	if inboxBytes(in) > l.cfg.MaxSeedBytes {
+	if in.Len() > 0 && pendingBytes(l.state) > l.cfg.MaxSeedBytes {
 		return true // too much pending to carry into a new run: a turn drains it
 	}
 	if l.state.Status == eventlog.StatusRunning && len(in.NextTurn) > 0 {

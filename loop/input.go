@@ -1,6 +1,8 @@
 package loop
 
 import (
+	"time"
+
 	"github.com/tetherdev/tether/eventlog"
 	"github.com/tetherdev/tether/signals"
 )
@@ -20,12 +22,15 @@ type Input interface{ isInput() }
 // Requests.
 type (
 	// Accept inserts a client's message into List. Check it first. From
-	// is nil for a user; the shell sets it for a parent's task.
+	// is nil for a user; the shell sets it for a parent's task. An At
+	// after the step's time schedules it instead (CheckSchedule): a
+	// durable timer delivers it then, from the initiator "timer".
 	Accept struct {
 		Message signals.Message
 		List    eventlog.List
 		Wake    bool
 		From    *eventlog.Initiator
+		At      time.Time
 	}
 	// Make inserts a message a hook made (steering from turn-stopping).
 	Make struct {
@@ -86,7 +91,8 @@ type (
 		Err    error
 	}
 	// TimerFired reports a timer (signals.BackoffTimer, DecideTimer,
-	// WaitTimer); Canceled when it was interrupted or canceled.
+	// WaitTimer, ScheduleTimer); Canceled when it was interrupted or
+	// canceled.
 	TimerFired struct {
 		ID       string
 		Canceled bool

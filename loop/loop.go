@@ -109,6 +109,9 @@ type Loop struct {
 	turnEnded, stepEnded bool
 	// timers are the decision and wait timers started and not yet fired.
 	timers map[string]bool
+	// rearming: a restored run has not started its scheduled messages'
+	// timers yet; its first step does.
+	rearming bool
 	// kick: a request left the open step work that no outcome will prompt.
 	kick bool
 	out  []Command
@@ -145,6 +148,10 @@ func New(cfg Config) *Loop {
 func (l *Loop) Step(now time.Time, in Input) Ready {
 	from := len(l.log)
 	l.out = nil
+	if l.rearming {
+		l.rearming = false
+		l.rearm(now)
+	}
 	var refused error
 	if l.err == nil {
 		refused = l.step(now, in)

@@ -24,6 +24,7 @@ func Restore(cfg Config, seed signals.Seed) *Loop {
 	for _, id := range seed.Recent {
 		l.recent.add(id)
 	}
+	l.rearming = len(l.state.Scheduled) > 0
 	if t := seed.Turn; t != nil && l.state.InTurn { // continued between two steps
 		l.turn = turnWork{retry: t.Retry, last: stepOutcome{toolCalls: t.ToolCalls, concluded: t.Concluded},
 			failed: t.Failed, lastText: t.LastText}
@@ -41,7 +42,7 @@ func Restore(cfg Config, seed signals.Seed) *Loop {
 // them, and the shell asks again at the next boundary.
 func (l *Loop) continueAsNew(now time.Time) {
 	switch {
-	case !l.AtBoundary(), inboxBytes(l.state.Inbox) > l.cfg.MaxSeedBytes:
+	case !l.AtBoundary(), pendingBytes(l.state) > l.cfg.MaxSeedBytes:
 	case l.chars > l.cfg.MaxSeedBytes:
 		l.startCompaction(now, compaction{purpose: forContinue}, true)
 	default:
@@ -164,6 +165,7 @@ func (l *Loop) Status() signals.StatusView {
 	for _, c := range s.Children {
 		v.Children = append(v.Children, signals.ChildView{ID: c.ID, Mode: c.Mode, Settled: c.Settled, Spent: c.Spent})
 	}
+	scheduledView(&v, s.Scheduled)
 	return v
 }
 

@@ -323,9 +323,13 @@ func (l *Loop) retryAfter(now time.Time, d time.Duration) {
 	l.emit(StartTimer{ID: signals.BackoffTimer, After: d})
 }
 
-// timerFired routes a timer to what started it: the retry backoff, a
-// decision's deadline, a wait.
+// timerFired routes a timer to what started it: a scheduled message, the
+// retry backoff, a decision's deadline, a wait.
 func (l *Loop) timerFired(now time.Time, in TimerFired) {
+	if id, ok := signals.ParseScheduleTimer(in.ID); ok {
+		l.deliver(now, id, in.Canceled)
+		return
+	}
 	if in.ID != signals.BackoffTimer {
 		switch {
 		case !l.timers[in.ID]:

@@ -85,10 +85,12 @@ func (l *Loop) setStatus(now time.Time, s eventlog.Status) {
 	}
 }
 
-// finish discards what is still pending, ends queued maintenance and
+// finish discards what is still pending or scheduled (their timers die
+// with the run), ends queued maintenance and
 // completes the workflow.
 func (l *Loop) finish(now time.Time) {
 	l.discardAll(now, eventlog.DiscardDisposed, l.state.DisposeCause)
+	l.discardScheduled(now, eventlog.DiscardDisposed, l.state.DisposeCause)
 	for _, c := range l.state.Children { // a tree ends with its root
 		l.emit(SignalChild{ChildID: c.ID, Dispose: &signals.Dispose{Cause: "parent " + l.cfg.AgentID + " disposed"}})
 	}

@@ -69,6 +69,10 @@ func (s *sources) started(in *commonpb.Payloads) error {
 				s.message(signals.Message{ID: p.ID, Content: p.Content})
 			}
 		}
+		// Scheduled messages too: their timer delivers them in this run.
+		for _, m := range seed.State.Scheduled {
+			s.message(signals.Message{ID: m.ID, Content: m.Content})
+		}
 		// seed.Journal belongs to the previous run: its Continue-As-New
 		// event carries it into that run's history.
 	}

@@ -1,6 +1,7 @@
 package signals
 
 import (
+	"time"
 	"unicode/utf8"
 
 	"github.com/tetherdev/tether/eventlog"
@@ -59,11 +60,16 @@ type Message struct {
 	Content string             `json:"content"`
 }
 
-// Send routes a message to a list explicitly (seed 003's send).
+// Send routes a message to a list explicitly (seed 003's send). A send
+// with At in the future is scheduled: a durable timer delivers it into
+// List at At, from the initiator "timer" (eventlog.MessageScheduled); a
+// zero At, or one already past, delivers it now. At most MaxScheduleAhead
+// ahead, and at most MaxScheduled messages wait per agent.
 type Send struct {
 	Message
 	List eventlog.List `json:"list"`
 	Wake bool          `json:"wake"`
+	At   time.Time     `json:"at,omitzero"`
 }
 
 // Cancel aborts the active turn. Unless KeepInbox, pending messages are
@@ -140,6 +146,12 @@ type StatusView struct {
 	Pending  []PendingView   `json:"pending,omitempty"`
 	Waits    []eventlog.Wait `json:"waits,omitempty"`
 	Children []ChildView     `json:"children,omitempty"`
+	// Scheduled are the messages waiting for their time, the first
+	// MaxStatusItems in the order they were scheduled, content cut to
+	// previews; ScheduledLen counts them all, NextAt is the earliest time.
+	Scheduled    []eventlog.Scheduled `json:"scheduled,omitempty"`
+	ScheduledLen int                  `json:"scheduled_len,omitempty"`
+	NextAt       time.Time            `json:"next_at,omitzero"`
 }
 
 // Bounds of a StatusView.

@@ -78,4 +78,8 @@ func TestJournalHasACodeForEveryTypeAndReadsFullNames(t *testing.T) {
 	require.Equal(t, eventlog.TypeTurnEnd, e.Type)
 	require.NoError(t, json.Unmarshal([]byte(`["te",5]`), &e))
 	require.Equal(t, eventlog.TypeTurnEnd, e.Type)
+	b, err := json.Marshal(JournalEntry{Type: eventlog.TypeMessageScheduled, Ref: "msg:m3",
+		Data: json.RawMessage(`{"list":"next-turn","wake":true,"at":"2026-12-01T10:00:00Z"}`)})
+	require.NoError(t, err)
+	require.JSONEq(t, `["is",0,"msg:m3",{"list":"next-turn","wake":true,"at":"2026-12-01T10:00:00Z"}]`, string(b))
 }

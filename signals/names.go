@@ -155,3 +155,16 @@ func DecideTimer(callID string) string { return "decide:" + callID }
 
 // WaitTimer is a wait tool call's sleep.
 func WaitTimer(callID string) string { return "wait:" + callID }
+
+// ScheduleTimer delivers scheduled message id into the inbox at its time:
+// "schedule:<message ID>". Unlike the timers above it is not a turn's: it
+// runs across turns, and a restored run starts it again from its seed.
+func ScheduleTimer(id eventlog.MessageID) string { return schedulePrefix + string(id) }
+
+// ParseScheduleTimer reads the message ID of a ScheduleTimer.
+func ParseScheduleTimer(timerID string) (eventlog.MessageID, bool) {
+	id, ok := strings.CutPrefix(timerID, schedulePrefix)
+	return eventlog.MessageID(id), ok && id != ""
+}
+
+const schedulePrefix = "schedule:"

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/tetherdev/tether/eventlog"
@@ -29,7 +30,28 @@ var (
 	ErrDisposed        = errors.New("agent is disposed")
 	ErrDuplicateID     = errors.New("message id was already accepted")
 	ErrContinuing      = errors.New("agent is continuing as new; ask again")
+	// ErrScheduleTooFar refuses a send scheduled beyond MaxScheduleAhead.
+	ErrScheduleTooFar = errors.New("message is scheduled too far ahead")
+	// ErrTooManyScheduled refuses a send while MaxScheduled messages wait.
+	ErrTooManyScheduled = errors.New("too many scheduled messages")
 )
+
+// Bounds of scheduled messages (Send.At): they wait in the agent's state,
+// and a Continue-As-New seed carries them, so they are few and their
+// content counts toward the seed's bound on pending messages.
+const (
+	MaxScheduleAhead = 366 * 24 * time.Hour
+	MaxScheduled     = 64
+)
+
+// ValidateSchedule checks a send's time against now: zero or past means
+// now; no further ahead than MaxScheduleAhead.
+func ValidateSchedule(at, now time.Time) error {
+	if !at.IsZero() && at.Sub(now) > MaxScheduleAhead {
+		return fmt.Errorf("%w: %s is more than %s ahead", ErrScheduleTooFar, at.UTC().Format(time.RFC3339), MaxScheduleAhead)
+	}
+	return nil
+}
 
 // ValidateMessage checks a message before it is accepted.
 func ValidateMessage(m Message) error {
@@ -105,6 +127,7 @@ const (
 	RejectIdle      = "tether.AlreadyIdle"
 	RejectContinue  = "tether.Continuing"
 	RejectDecision  = "tether.NoSuchDecision"
+	RejectScheduled = "tether.TooManyScheduled"
 )
 
 var rejections = []struct {
@@ -116,6 +139,7 @@ var rejections = []struct {
 	{RejectIdle, ErrAlreadyIdle},
 	{RejectContinue, ErrContinuing},
 	{RejectDecision, ErrNoSuchDecision},
+	{RejectScheduled, ErrTooManyScheduled},
 }
 
 // RejectionType is the rejection type for a validation error.

@@ -3,6 +3,7 @@ package signals_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -53,5 +54,26 @@ func TestBoundCauseKeepsCausesWithinTheirLimitOnARuneBoundary(t *testing.T) {
 			require.True(t, strings.HasSuffix(b, "…"))
 			require.ErrorIs(t, signals.ValidateCause(cause), signals.ErrCauseTooLarge)
 		}
+	}
+}
+
+func TestValidateScheduleBoundsHowFarAheadAndTypesTheRefusals(t *testing.T) {
+	now := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
+	require.NoError(t, signals.ValidateSchedule(time.Time{}, now), "zero means now")
+	require.NoError(t, signals.ValidateSchedule(now.Add(-time.Hour), now), "past means now")
+	require.NoError(t, signals.ValidateSchedule(now.Add(signals.MaxScheduleAhead), now))
+	require.ErrorIs(t, signals.ValidateSchedule(now.Add(signals.MaxScheduleAhead+time.Second), now), signals.ErrScheduleTooFar)
+	require.Equal(t, signals.RejectInvalid, signals.RejectionType(signals.ErrScheduleTooFar))
+	require.Equal(t, signals.RejectScheduled, signals.RejectionType(signals.ErrTooManyScheduled))
+	require.ErrorIs(t, signals.RejectionError(signals.RejectScheduled), signals.ErrTooManyScheduled)
+}
+
+func TestScheduleTimerIDsRoundTrip(t *testing.T) {
+	id, ok := signals.ParseScheduleTimer(signals.ScheduleTimer("order-7"))
+	require.True(t, ok)
+	require.Equal(t, eventlog.MessageID("order-7"), id)
+	for _, other := range []string{signals.BackoffTimer, signals.WaitTimer("c1"), signals.DecideTimer("c1"), "schedule:"} {
+		_, ok := signals.ParseScheduleTimer(other)
+		require.False(t, ok, other)
 	}
 }

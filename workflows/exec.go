@@ -48,8 +48,12 @@ func (r *run) exec(ctx workflow.Context, cmd loop.Command) *end {
 		workflow.SetCurrentDetails(ctx, r.details(c.Summary))
 		r.summarize(ctx, c)
 	case loop.StartTimer:
+		if _, ok := signals.ParseScheduleTimer(c.ID); ok {
+			r.startTimer(r.root, r.root, c) // a scheduled message's timer outlives turns
+			break
+		}
 		workflow.SetCurrentDetails(ctx, r.details("waiting "+c.After.String()+" to retry"))
-		r.startTimer(ctx, c)
+		r.startTimer(ctx, r.turn.ctx(ctx), c)
 	case loop.ListTools:
 		workflow.SetCurrentDetails(ctx, r.details(c.Summary))
 		r.listTools(ctx, c)
@@ -137,10 +141,11 @@ func (r *run) summarize(ctx workflow.Context, c loop.Summarize) {
 	})
 }
 
-// startTimer starts a durable timer under the turn's context, with a
-// cancel of its own so CancelTimer can stop just this one.
-func (r *run) startTimer(ctx workflow.Context, c loop.StartTimer) {
-	tctx, cancel := workflow.WithCancel(r.turn.ctx(ctx))
+// startTimer starts a durable timer under parent (the turn's context, or
+// the run's for a timer that outlives turns), with a cancel of its own so
+// CancelTimer can stop just this one.
+func (r *run) startTimer(ctx, parent workflow.Context, c loop.StartTimer) {
+	tctx, cancel := workflow.WithCancel(parent)
 	if r.timers == nil {
 		r.timers = map[string]workflow.CancelFunc{}
 	}

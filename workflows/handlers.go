@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"errors"
+	"time"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -15,12 +16,13 @@ import (
 type route struct {
 	list eventlog.List
 	wake bool
+	at   time.Time // a send's time; zero = now
 }
 
 var (
-	followupRoute = route{eventlog.NextTurn, true}
-	steerRoute    = route{eventlog.NextStep, true}
-	injectRoute   = route{eventlog.NextStep, false}
+	followupRoute = route{eventlog.NextTurn, true, time.Time{}}
+	steerRoute    = route{eventlog.NextStep, true, time.Time{}}
+	injectRoute   = route{eventlog.NextStep, false, time.Time{}}
 )
 
 // errNotAccepting answers a message the loop could not record.
@@ -46,7 +48,7 @@ func (r *run) register(ctx workflow.Context) error {
 	r.receive(ctx, signals.SteerSignal.Name, func(m signals.Message) { r.accept(ctx, m, steerRoute) })
 	r.receive(ctx, signals.InjectSignal.Name, func(m signals.Message) { r.accept(ctx, m, injectRoute) })
 	r.drains = append(r.drains,
-		receive(ctx, signals.SendSignal.Name, func(s signals.Send) { r.accept(ctx, s.Message, route{s.List, s.Wake}) }),
+		receive(ctx, signals.SendSignal.Name, func(s signals.Send) { r.accept(ctx, s.Message, route{s.List, s.Wake, s.At}) }),
 		receive(ctx, signals.CancelSignal.Name, func(c signals.Cancel) {
 			r.request(ctx, loop.Cancel{Cause: c.Cause, KeepInbox: c.KeepInbox})
 		}),
@@ -77,14 +79,14 @@ func (r *run) register(ctx workflow.Context) error {
 // one is logged and left out of the session log; callers that need to know
 // use the update of the same name.
 func (r *run) accept(ctx workflow.Context, m signals.Message, rt route) {
-	if rd := r.request(ctx, loop.Accept{Message: m, List: rt.list, Wake: rt.wake}); rd.Err != nil {
+	if rd := r.request(ctx, loop.Accept{Message: m, List: rt.list, Wake: rt.wake, At: rt.at}); rd.Err != nil {
 		r.logger(ctx).Warn("Message rejected", "message_id", m.ID, "list", rt.list, "error", rd.Err)
 	}
 }
 
 // acked accepts a message for an update and answers its ack.
 func (r *run) acked(ctx workflow.Context, m signals.Message, rt route) (signals.Ack, error) {
-	rd := r.request(ctx, loop.Accept{Message: m, List: rt.list, Wake: rt.wake})
+	rd := r.request(ctx, loop.Accept{Message: m, List: rt.list, Wake: rt.wake, At: rt.at})
 	switch {
 	case rd.Err != nil:
 		return signals.Ack{}, reject(rd.Err)
@@ -106,13 +108,16 @@ func (r *run) messageUpdate(ctx workflow.Context, name string, rt route) error {
 func (r *run) sendUpdate(ctx workflow.Context) error {
 	return workflow.SetUpdateHandlerWithOptions(ctx, signals.SendUpdate.Name,
 		func(ctx workflow.Context, s signals.Send) (signals.Ack, error) {
-			return r.acked(ctx, s.Message, route{s.List, s.Wake})
+			return r.acked(ctx, s.Message, route{s.List, s.Wake, s.At})
 		},
-		workflow.UpdateHandlerOptions{Validator: func(_ workflow.Context, s signals.Send) error {
+		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, s signals.Send) error {
 			if err := signals.ValidateSend(s); err != nil {
 				return reject(err)
 			}
-			return reject(r.loop.Check(s.Message))
+			if err := r.loop.Check(s.Message); err != nil {
+				return reject(err)
+			}
+			return reject(r.loop.CheckSchedule(s.At, workflow.Now(ctx), s.Content))
 		}},
 	)
 }

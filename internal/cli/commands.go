@@ -91,6 +91,26 @@ func start(ctx context.Context, e env, args []string) error {
 	return nil
 }
 
+// deliveryTime is when a message is to be delivered: --at (RFC 3339),
+// --in (a duration from now), or now (zero) without either.
+func deliveryTime(cmd, at string, in time.Duration, now time.Time) (time.Time, error) {
+	switch {
+	case at != "" && in != 0:
+		return time.Time{}, fmt.Errorf("%w: %s: --at and --in exclude each other", ErrUsage, cmd)
+	case in < 0:
+		return time.Time{}, fmt.Errorf("%w: %s: --in must not be negative", ErrUsage, cmd)
+	case in > 0:
+		return now.Add(in), nil
+	case at == "":
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339, at)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%w: %s: --at is not an RFC 3339 time (2026-12-01T10:00:00Z): %q", ErrUsage, cmd, at)
+	}
+	return t, nil
+}
+
 type send func(h *agent.Handle, ctx context.Context, content string, opts ...agent.SendOption) (signals.Ack, error)
 
 func message(op send, name string) command {
@@ -99,7 +119,13 @@ func message(op send, name string) command {
 		noAck := fs.Bool("no-ack", false, "")
 		live := fs.Bool("stream", false, "")
 		id := fs.String("message-id", "", "")
+		at := fs.String("at", "", "")
+		in := fs.Duration("in", 0, "")
 		pos, err := parse(fs, args, "ID", "MESSAGE")
+		if err != nil {
+			return err
+		}
+		when, err := deliveryTime(name, *at, *in, time.Now())
 		if err != nil {
 			return err
 		}
@@ -107,7 +133,7 @@ func message(op send, name string) command {
 		if err != nil {
 			return err
 		}
-		opts := []agent.SendOption{agent.WithMessageID(eventlog.MessageID(*id))}
+		opts := []agent.SendOption{agent.WithMessageID(eventlog.MessageID(*id)), agent.At(when)}
 		if !*noAck {
 			opts = append(opts, agent.Acknowledged())
 		}
@@ -195,6 +221,12 @@ func printStatus(e env, st signals.StatusView) {
 		e.printf("%s: %d pending\n", l.name, max(l.n, len(l.msgs)))
 		for _, m := range l.msgs {
 			e.printf("  %s  %q\n", m.ID, clip(m.Content, 60))
+		}
+	}
+	if st.ScheduledLen > 0 {
+		e.printf("scheduled: %d, next at %s\n", st.ScheduledLen, st.NextAt.UTC().Format(time.RFC3339))
+		for _, m := range st.Scheduled {
+			e.printf("  %s  %s (%s)  %q\n", m.ID, m.At.UTC().Format(time.RFC3339), m.List, clip(m.Content, 60))
 		}
 	}
 	for _, p := range st.Pending {

@@ -45,7 +45,8 @@ commands:
                                    (--no-ack sends a signal instead of a validated update;
                                     --message-id names the message, so sending it again is safe:
                                     a message ID the agent already accepted is not delivered twice;
-                                    --stream prints the model's tokens live until the agent is idle)
+                                    --stream prints the model's tokens live until the agent is idle;
+                                    --at RFC3339 or --in DURATION delivers it then, by a durable timer)
   cancel ID [--cause C] [--keep-inbox]
   status ID [--json]       idle/running, turn, step, both inbox lists, what it waits for, children
   wait ID                  wait until the agent is idle
