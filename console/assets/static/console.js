@@ -1,0 +1,113 @@
+// Tether console: submits action forms without leaving the page, and keeps
+// an agent page current from its Server-Sent Events. No build step, no
+// dependencies; the pages work without it, only less live.
+(() => {
+  'use strict';
+
+  const $ = (id) => document.getElementById(id);
+
+  // Action forms answer JSON: the server's typed error, or what was done.
+  document.querySelectorAll('form[data-act]').forEach((form) => {
+    form.addEventListener('submit', async (ev) => {
+      ev.preventDefault();
+      if (form.dataset.confirm && !window.confirm(form.dataset.confirm)) return;
+      const body = new FormData(form, ev.submitter);
+      const out = form.querySelector('.result') || $('result');
+      show(out, 'pending', 'sending…');
+      try {
+        const resp = await fetch(form.action, {
+          method: 'POST',
+          body: new URLSearchParams(body),
+          headers: { Accept: 'application/json', 'X-CSRF-Token': body.get('csrf') || '' },
+          credentials: 'same-origin',
+        });
+        const data = await resp.json();
+        if (!resp.ok) {
+          show(out, 'error', `${data.error} (${data.code})`);
+          return;
+        }
+        show(out, 'ok', done(data));
+        if (data.url) window.location.assign(data.url);
+        if (form.dataset.act === 'message') form.querySelector('textarea').value = '';
+      } catch (e) {
+        show(out, 'error', String(e));
+      }
+    });
+  });
+
+  function show(el, cls, text) {
+    if (!el) return;
+    el.className = `result ${cls}`;
+    el.textContent = text;
+  }
+
+  function done(d) {
+    switch (d.done) {
+      case 'followup': case 'steer': case 'inject':
+        return `${d.done} accepted as ${d.message_id} (log #${d.seq})`;
+      case 'model': return `model switch to ${d.model} requested`;
+      case 'cancel': return 'cancel requested';
+      case 'dispose': return 'disposed';
+      default: return d.done;
+    }
+  }
+
+  const root = $('agent');
+  if (!root || root.dataset.live !== 'true') return;
+
+  const transcript = $('transcript');
+  const live = new Map(); // "turn-step" -> { text, failed }
+  const conn = (text, cls) => { const c = $('conn'); c.textContent = text; c.className = `conn ${cls || ''}`; };
+  const atBottom = () => window.innerHeight + window.scrollY >= document.body.scrollHeight - 80;
+
+  function fillLive(scope) {
+    scope.querySelectorAll('.live').forEach((el) => {
+      const cur = live.get(`${el.dataset.turn}-${el.dataset.step}`);
+      if (!cur || (!cur.text && !cur.failed)) return;
+      el.textContent = cur.text;
+      el.classList.toggle('failed', cur.failed);
+      el.classList.add('streaming');
+    });
+  }
+
+  // A block's HTML replaces the old one whole; details the reader opened
+  // stay open.
+  function replace(id, html) {
+    const follow = atBottom();
+    const old = $(id);
+    const open = old ? [...old.querySelectorAll('details[data-key]')].filter((d) => d.open).map((d) => d.dataset.key) : [];
+    const tpl = document.createElement('template');
+    tpl.innerHTML = html.trim();
+    const el = tpl.content.firstElementChild;
+    if (!el) return;
+    if (old) old.replaceWith(el); else { const none = $('no-turns'); if (none) none.remove(); transcript.append(el); }
+    el.querySelectorAll('details[data-key]').forEach((d) => { if (open.includes(d.dataset.key)) d.open = true; });
+    fillLive(el);
+    if (follow) window.scrollTo(0, document.body.scrollHeight);
+  }
+
+  const url = `/agents/${encodeURIComponent(root.dataset.agent)}/events?from=${Number(root.dataset.next)}`;
+  const es = new EventSource(url);
+  es.onopen = () => conn('live', 'ok');
+  es.onerror = () => { if (es.readyState !== EventSource.CLOSED) conn('reconnecting…', 'warn'); };
+  es.addEventListener('block', (ev) => { const d = JSON.parse(ev.data); replace(d.id, d.html); });
+  es.addEventListener('status', (ev) => {
+    const d = JSON.parse(ev.data);
+    $('status').innerHTML = d.html;
+    root.dataset.seq = ev.lastEventId;
+    root.classList.toggle('running', d.running);
+  });
+  es.addEventListener('token', (ev) => {
+    const d = JSON.parse(ev.data);
+    const key = `${d.turn}-${d.step}`;
+    const cur = live.get(key) || { text: '', failed: false };
+    cur.text = d.replace ? d.text : cur.text + d.text;
+    cur.failed = d.failed;
+    live.set(key, cur);
+    const follow = atBottom();
+    const el = $(`live-${key}`);
+    if (el) { fillLive(el.parentElement); if (follow) window.scrollTo(0, document.body.scrollHeight); }
+  });
+  es.addEventListener('notice', (ev) => conn(JSON.parse(ev.data).message, 'warn'));
+  es.addEventListener('closed', () => { es.close(); conn('closed: the agent has ended', 'closed'); });
+})();
