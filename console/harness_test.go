@@ -93,8 +93,8 @@ func (e *env) startWorker(wordDelay time.Duration) {
 	e.hubURL = hubSrv.URL
 	reader := activities.NewLogReader(activities.WorkflowLog{Client: e.c}, 0)
 	model := &activities.Model{
-		Streams:   activities.HubStreams{Hub: e.hub, BaseURL: hubSrv.URL},
-		Providers: map[string]activities.Provider{scripted.Name: scripted.Provider{WordDelay: wordDelay}},
+		Streams:         activities.HubStreams{Hub: e.hub, BaseURL: hubSrv.URL},
+		Providers:       map[string]activities.Provider{scripted.Name: scripted.Provider{WordDelay: wordDelay}},
 		DefaultProvider: scripted.Name, Tools: reg, Log: reader, HeartbeatEvery: time.Second,
 	}
 	tool := &activities.Tool{Runner: reg, Log: reader, HeartbeatEvery: time.Second}
