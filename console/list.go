@@ -67,7 +67,8 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		v.Error = err.Error()
-		s.render(w, r, http.StatusBadGateway, "list", v)
+		status, _ := classify(err)
+		s.render(w, r, status, "list", v)
 		return
 	}
 	s.render(w, r, http.StatusOK, "list", v)
