@@ -19,26 +19,28 @@ type liveCall struct {
 	failed     bool // an attempt of this step failed: its output was discarded
 }
 
-// apply folds ev and returns the frame that tells pages.
-func (l *liveCall) apply(ev agent.TokenEvent) frame {
+// apply folds ev and returns the frame that tells pages, if any: the end
+// of a call tells them nothing (its message is about to reach the log).
+func (l *liveCall) apply(ev agent.TokenEvent) (frame, bool) {
 	if !l.active || l.Turn != ev.Turn || l.Step != ev.Step || l.Attempt != ev.Attempt {
 		failed := l.active && l.Turn == ev.Turn && l.Step == ev.Step && l.failed
 		*l = liveCall{active: true, Turn: ev.Turn, Step: ev.Step, Attempt: ev.Attempt, failed: failed}
 		if ev.Kind == agent.TokenChunk {
 			l.text.WriteString(chunkText(ev.Chunk))
-			return l.frame(true)
+			return l.frame(true), true
 		}
 	}
 	switch ev.Kind {
 	case agent.TokenChunk:
 		delta := chunkText(ev.Chunk)
 		l.text.WriteString(delta)
-		return l.delta(delta)
+		return l.delta(delta), true
 	case agent.TokenReset:
 		l.text.Reset()
 		l.failed = true
+		return l.frame(true), true
 	}
-	return l.frame(true)
+	return frame{}, false
 }
 
 // chunkText is what a chunk adds to the live text: its text, or a tool
@@ -86,7 +88,9 @@ func (f *feed) followTokens() {
 				break
 			}
 			f.mu.Lock()
-			f.broadcast(f.live.apply(ev))
+			if fr, ok := f.live.apply(ev); ok {
+				f.broadcast(fr)
+			}
 			f.mu.Unlock()
 		}
 		select {
