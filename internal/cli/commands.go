@@ -24,6 +24,7 @@ var commands = map[string]command{
 	"log":      reader("log", showLog),
 	"dispose":  dispose,
 	"compact":  compact,
+	"console":  serveConsole,
 }
 
 func compact(ctx context.Context, e env, args []string) error {

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 
 	"go.temporal.io/sdk/client"
@@ -48,6 +49,9 @@ commands:
   log ID [--json]          print the session transcript (or the raw log)
   compact ID               compact the agent's context while it is idle
   dispose ID [--cause C]   end the agent
+  console [--addr HOST:PORT] [--temporal-ui URL]
+                           serve the web console (default 127.0.0.1:8280) until interrupted;
+                           read-only unless TETHER_CONSOLE_TOKEN is set
 
 connection flags (defaults from TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, profiles):
   --address HOST:PORT  --namespace NS  --task-queue Q
@@ -95,28 +99,30 @@ func (s Starter) run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	c, dc, err := s.connect(ctx, *address, *namespace)
+	c, dc, ns, err := s.connect(ctx, *address, *namespace)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
 	agents := agent.New(c, *taskQueue, agent.WithDataConverter(dc), agent.WithStreamClient(streams))
-	return cmd(ctx, env{s: s, agents: agents}, fs.Args()[1:])
+	return cmd(ctx, env{s: s, agents: agents, conn: conn{c: c, dc: dc, namespace: ns, taskQueue: *taskQueue, streams: streams}},
+		fs.Args()[1:])
 }
 
 // connect dials Temporal with the data converter the worker uses: local
-// codec keys, else the profile's remote codec, else the default.
-func (s Starter) connect(ctx context.Context, address, namespace string) (client.Client, converter.DataConverter, error) {
+// codec keys, else the profile's remote codec, else the default. It returns
+// the namespace it connected to.
+func (s Starter) connect(ctx context.Context, address, namespace string) (client.Client, converter.DataConverter, string, error) {
 	var keys codec.Config
 	if s.Env != nil {
 		var err error
 		if keys, err = codec.SourceFromEnv(s.Env).Load(); err != nil {
-			return nil, nil, err
+			return nil, nil, "", err
 		}
 	}
 	opts, err := envconfig.LoadClientOptions(envconfig.LoadClientOptionsRequest{IncludeRemoteCodec: true})
 	if err != nil {
-		return nil, nil, fmt.Errorf("load Temporal client config: %w", err)
+		return nil, nil, "", fmt.Errorf("load Temporal client config: %w", err)
 	}
 	if address != "" {
 		opts.HostPort = address
@@ -124,21 +130,35 @@ func (s Starter) connect(ctx context.Context, address, namespace string) (client
 	if namespace != "" {
 		opts.Namespace = namespace
 	}
+	if opts.Namespace == "" {
+		opts.Namespace = client.DefaultNamespace
+	}
 	dc, err := codec.Configure(&opts, keys)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
 	c, err := s.Dial(ctx, opts)
 	if err != nil {
-		return nil, nil, fmt.Errorf("connect to Temporal: %w", err)
+		return nil, nil, "", fmt.Errorf("connect to Temporal: %w", err)
 	}
-	return c, dc, nil
+	return c, dc, opts.Namespace, nil
 }
 
 // env is what a command works with.
 type env struct {
 	s      Starter
 	agents *agent.Client
+	conn   conn
+}
+
+// conn is the connection the agents client was made over, for commands
+// that need more than agents (the console lists them).
+type conn struct {
+	c         client.Client
+	dc        converter.DataConverter
+	namespace string
+	taskQueue string
+	streams   *http.Client
 }
 
 func (e env) printf(format string, args ...any) { fmt.Fprintf(e.s.Out, format, args...) }

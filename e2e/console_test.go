@@ -1,0 +1,93 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
+
+	"github.com/tetherdev/tether/internal/cli"
+)
+
+// lockedBuffer is written by the console's goroutine and read by the test.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// `starter console` serves the console over the starter's connection until
+// interrupted, then exits 0.
+func TestStarterConsoleServesAgentsUntilInterrupted(t *testing.T) {
+	e := newEnv(t)
+	e.startWorker()
+	ctx := ctxT(t, time.Minute)
+	r := e.starter(ctx, "start", "--id", "via-console", "--wait", "/say served")
+	requireExit(t, r, 0)
+
+	out := &lockedBuffer{}
+	s := cli.Starter{Out: out, Err: out, Env: func(string) string { return "" },
+		Dial: func(_ context.Context, o client.Options) (client.Client, error) {
+			return e.ts.NewClientWithOptions(client.Options{Namespace: o.Namespace}), nil
+		}}
+	cctx, stop := context.WithCancel(ctx)
+	code := make(chan int, 1)
+	go func() {
+		code <- s.Run(cctx, []string{"--namespace", e.ts.GetDefaultNamespace(), "console", "--addr", "127.0.0.1:0"})
+	}()
+	urlRE := regexp.MustCompile(`Tether console on (http://127\.0\.0\.1:\d+/) \(read-only`)
+	var base string
+	require.Eventually(t, func() bool {
+		m := urlRE.FindStringSubmatch(out.String())
+		if m != nil {
+			base = m[1]
+		}
+		return m != nil
+	}, 30*time.Second, 10*time.Millisecond, out.String())
+
+	resp, err := http.Get(base + "agents/via-console")
+	require.NoError(t, err)
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Contains(t, string(body), "served")
+
+	stop()
+	select {
+	case c := <-code:
+		require.Equal(t, 0, c, out.String())
+	case <-ctx.Done():
+		t.Fatal("the console did not stop when interrupted")
+	}
+}
+
+func TestStarterConsoleRefusesAnOpenAddressWithoutAToken(t *testing.T) {
+	e := newEnv(t)
+	ctx := ctxT(t, 30*time.Second)
+	r := e.starter(ctx, "console", "--addr", "0.0.0.0:0")
+	requireExit(t, r, 1)
+	require.Contains(t, r.err, "serving beyond loopback needs TETHER_CONSOLE_TOKEN")
+	r = e.starter(ctx, "console", "extra")
+	requireExit(t, r, 2)
+	require.True(t, strings.Contains(r.err, "console takes flags only"), r.err)
+}
