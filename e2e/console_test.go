@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 
+	"github.com/tetherdev/tether/agent"
 	"github.com/tetherdev/tether/internal/cli"
 )
 
@@ -90,4 +91,26 @@ func TestStarterConsoleRefusesAnOpenAddressWithoutAToken(t *testing.T) {
 	r = e.starter(ctx, "console", "extra")
 	requireExit(t, r, 2)
 	require.True(t, strings.Contains(r.err, "console takes flags only"), r.err)
+}
+
+// `worker --dev` serves the console beside the Temporal Web UI, over the
+// worker's own client, and links each agent to its workflow in that UI.
+func TestDevWorkerServesTheConsoleBesideTheWebUI(t *testing.T) {
+	w := startDevWorker(t, []string{"--dev", "--data-dir", t.TempDir(), "--port", "0", "--ui-port", "-1"}, nil)
+	require.NotEmpty(t, w.console.URL)
+	ctx := ctxT(t, time.Minute)
+	h, err := agent.New(w.c, "").Create(ctx, agent.CreateOptions{ID: "dev-console", First: "/say beside the UI"})
+	require.NoError(t, err)
+	_, err = h.WaitIdle(ctx)
+	require.NoError(t, err)
+
+	resp, err := http.Get(w.console.URL + "/agents/dev-console")
+	require.NoError(t, err)
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Contains(t, string(body), "beside the UI")
+	require.Contains(t, string(body), `href="`+w.srv.UIAddress()+`/namespaces/`+w.srv.Namespace()+`/workflows/dev-console"`)
+	require.Contains(t, string(body), "read-only", "no token configured")
 }

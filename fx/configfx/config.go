@@ -27,6 +27,10 @@ const (
 	DefaultGRPCPort = 7233
 	DefaultUIPort   = 8233
 	DemoPrompt      = "What time is it, what is in README.md, and what is 17*23?"
+	// DefaultConsoleAddr is where --dev serves the web console.
+	DefaultConsoleAddr = "127.0.0.1:8280"
+	// EnvConsoleToken holds the console's operator token.
+	EnvConsoleToken = "TETHER_CONSOLE_TOKEN"
 )
 
 // Config is everything the worker process is told.
@@ -50,6 +54,17 @@ type Config struct {
 	Tools              ToolsConfig
 	Workflow           workflows.Config
 	Codec              CodecConfig
+	Console            ConsoleConfig
+}
+
+// ConsoleConfig configures the web console --dev serves beside the Web UI.
+type ConsoleConfig struct {
+	// Addr is where it listens; empty serves none. With --dev and the Web
+	// UI it defaults to DefaultConsoleAddr.
+	Addr string
+	// Token is the operator token (TETHER_CONSOLE_TOKEN); empty keeps the
+	// console read-only.
+	Token string
 }
 
 // ProviderConfig selects and configures model providers. The API key comes
@@ -127,11 +142,13 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 	fs.DurationVar(&c.Workflow.ModelTimeout, "model-timeout", workflows.DefaultModelTimeout, "model activity timeout")
 	fs.IntVar(&c.Workflow.MaxRunTurns, "max-run-turns", 0, "continue an agent as new after this many turns in one run (0: when Temporal suggests)")
 	fs.IntVar(&c.Workflow.MaxRunEvents, "max-run-events", 0, "continue an agent as new once its run has this many history events (0: when Temporal suggests)")
+	fs.StringVar(&c.Console.Addr, "console-addr", DefaultConsoleAddr, "address of the web console --dev serves beside the Web UI (empty: none; "+EnvConsoleToken+" enables actions)")
 	var cf codecFlags
 	cf.register(fs, env, &c.Codec)
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}
+	c.resolveConsole(fs, env)
 	if fs.NArg() > 0 {
 		return Config{}, fmt.Errorf("unexpected arguments: %v", fs.Args())
 	}
@@ -149,6 +166,22 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 		return Config{}, err
 	}
 	return c, c.Validate()
+}
+
+// resolveConsole serves the console beside the Web UI: with --dev and a UI,
+// unless --console-addr says otherwise (a free port when the UI takes
+// one).
+func (c *Config) resolveConsole(fs *flag.FlagSet, env func(string) string) {
+	c.Console.Token = env(EnvConsoleToken)
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "console-addr" })
+	switch {
+	case set:
+	case !c.Dev || c.UIPort == 0:
+		c.Console.Addr = ""
+	case c.UIPort < 0:
+		c.Console.Addr = "127.0.0.1:0"
+	}
 }
 
 // splitList splits a comma-separated flag value; empty is an empty,
@@ -204,6 +237,9 @@ func (c Config) Validate() error {
 		errs = append(errs, errors.New("activity timeouts must be at least 1s"))
 	}
 	errs = append(errs, c.validateCodec()...)
+	if c.Console.Addr != "" && !c.Dev {
+		errs = append(errs, errors.New("--console-addr needs --dev; against a cluster, run `starter console`"))
+	}
 	return errors.Join(append(errs, c.Stream.validate()...)...)
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tetherdev/tether/fx/codecfx"
 	"github.com/tetherdev/tether/fx/configfx"
+	"github.com/tetherdev/tether/fx/consolefx"
 	"github.com/tetherdev/tether/fx/demofx"
 	"github.com/tetherdev/tether/fx/devserverfx"
 	"github.com/tetherdev/tether/fx/providerfx"
@@ -50,6 +51,9 @@ func Worker(cfg configfx.Config) fx.Option {
 	}
 	if cfg.Codec.Addr != "" {
 		opts = append(opts, codecfx.Module)
+	}
+	if cfg.Console.Addr != "" {
+		opts = append(opts, consolefx.Module)
 	}
 	return fx.Options(opts...)
 }

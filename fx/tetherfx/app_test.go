@@ -29,6 +29,8 @@ func TestWorkerAppValidatesInEveryMode(t *testing.T) {
 		"custom task queue": {args: []string{"--task-queue", "agents-eu"}},
 		"dev with codec":    {args: []string{"--dev", "--data-dir", t.TempDir()}, env: map[string]string{codec.EnvKeys: testKey}},
 		"codec server":      {args: []string{"--codec-addr", "127.0.0.1:0"}, env: map[string]string{codec.EnvKeys: testKey}},
+		"dev console operator": {args: []string{"--dev", "--data-dir", t.TempDir(), "--console-addr", "127.0.0.1:0"},
+			env: map[string]string{configfx.EnvConsoleToken: "an-operator-token-of-some-length"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
