@@ -320,15 +320,6 @@ func (g *gate) waitStarted(t *testing.T, ctx context.Context) {
 	}
 }
 
-func (g *gate) open(t *testing.T, ctx context.Context) {
-	t.Helper()
-	select {
-	case g.pass <- struct{}{}:
-	case <-ctx.Done():
-		t.Fatal("no tool call was waiting at the gate")
-	}
-}
-
 // running starts an agent whose turn holds at the gate.
 func (e *env) running(ctx context.Context, id string) *agent.Handle {
 	e.t.Helper()

@@ -25,6 +25,8 @@ var rules = []struct {
 	{"hook", []string{"eventlog", "signals", "loop"}, []string{"go.uber.org"}, []string{"net/http"}},
 	{"workflows", []string{"eventlog", "signals", "loop", "hook"}, []string{"go.uber.org", "go.temporal.io/server"}, []string{"net/http"}},
 	{"agent", []string{"eventlog", "signals"}, []string{"go.uber.org", "go.temporal.io/server"}, nil},
+	{"console", []string{"eventlog", "signals", "agent", "projection", "console/transcript"}, []string{"go.uber.org", "go.temporal.io/server"}, nil},
+	{"console/transcript", []string{"eventlog", "signals"}, []string{"go.temporal.io", "go.uber.org", "net/http"}, nil},
 }
 
 func TestTheImportGraphKeepsTheHouseDirection(t *testing.T) {
