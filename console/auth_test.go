@@ -136,3 +136,17 @@ func TestPagesForbidInlineScriptsAndFraming(t *testing.T) {
 	require.False(t, strings.Contains(csp, "unsafe-inline"))
 	require.Equal(t, "DENY", r.Header.Get("X-Frame-Options"))
 }
+
+func TestASessionEndsAfterTwelveHoursOrWhenTheConsoleRestarts(t *testing.T) {
+	a, err := newAuth(testToken, false)
+	require.NoError(t, err)
+	now := time.Now()
+	s := a.newSession(now)
+	require.True(t, a.validSession(s, now.Add(sessionTTL-time.Minute)))
+	require.False(t, a.validSession(s, now.Add(sessionTTL)), "expired")
+	restarted, err := newAuth(testToken, false)
+	require.NoError(t, err)
+	require.False(t, restarted.validSession(s, now), "a new process draws a new key")
+	require.False(t, a.validSession(strings.Replace(s, ".", ".x", 1), now), "tampered")
+	require.Equal(t, 12*time.Hour, sessionTTL)
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tetherdev/tether/agent"
+	"github.com/tetherdev/tether/projection"
 	"github.com/tetherdev/tether/signals"
 )
 
@@ -169,4 +170,22 @@ func TestOneFeedFollowsAnAgentForAllItsViewers(t *testing.T) {
 	stop2()
 	require.Eventually(t, func() bool { n, _ := feeds(); return n == 0 }, 10*time.Second, 10*time.Millisecond,
 		"the feed stops with its last viewer")
+}
+
+func TestWatchingAnAgentWritesNothingToItsHistory(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	ctx := ctxT(t, time.Minute)
+	h := e.idle(ctx, "watched", "/say look but do not touch", signals.AgentOptions{})
+	before, err := projection.Fetch(ctx, e.c, h.ID, "")
+	require.NoError(t, err)
+
+	require.Equal(t, http.StatusOK, e.get("/agents/watched").Status)
+	require.Equal(t, http.StatusOK, e.get("/agents?prefix=watched").Status)
+	sctx, stop := context.WithCancel(ctx)
+	until(t, ctx, e.stream(sctx, "watched", nil, "?from=0"), func(ev sse) bool { return ev.Event == "status" })
+	stop()
+
+	after, err := projection.Fetch(ctx, e.c, h.ID, "")
+	require.NoError(t, err)
+	require.Len(t, after, len(before))
 }

@@ -34,6 +34,8 @@ func TestAgentPageShowsTheConversationByTurnAndStep(t *testing.T) {
 		"cost 0.",                 // priced usage
 		`<span class="chip idle" id="status-chip">idle</span>`,
 		`data-live="true"`,
+		`<span class="ctx" title="what the request carried">context `, // the latency strip
+		`<svg class="bar"`, " chunks</span>",
 	} {
 		require.Contains(t, r.Body, want)
 	}

@@ -15,7 +15,9 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/tetherdev/tether/agent"
+	"github.com/tetherdev/tether/codec"
 	"github.com/tetherdev/tether/internal/cli"
+	"github.com/tetherdev/tether/projection"
 )
 
 // lockedBuffer is written by the console's goroutine and read by the test.
@@ -53,7 +55,8 @@ func TestStarterConsoleServesAgentsUntilInterrupted(t *testing.T) {
 	cctx, stop := context.WithCancel(ctx)
 	code := make(chan int, 1)
 	go func() {
-		code <- s.Run(cctx, []string{"--namespace", e.ts.GetDefaultNamespace(), "console", "--addr", "127.0.0.1:0"})
+		code <- s.Run(cctx, []string{"--namespace", e.ts.GetDefaultNamespace(), "console", "--addr", "127.0.0.1:0",
+			"--temporal-ui", "http://ui.example:8233"})
 	}()
 	urlRE := regexp.MustCompile(`Tether console on (http://127\.0\.0\.1:\d+/) \(read-only`)
 	var base string
@@ -72,6 +75,7 @@ func TestStarterConsoleServesAgentsUntilInterrupted(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	require.Contains(t, string(body), "served")
+	require.Contains(t, string(body), `href="http://ui.example:8233/namespaces/`+e.ts.GetDefaultNamespace()+`/workflows/via-console"`)
 
 	stop()
 	select {
@@ -94,9 +98,11 @@ func TestStarterConsoleRefusesAnOpenAddressWithoutAToken(t *testing.T) {
 }
 
 // `worker --dev` serves the console beside the Temporal Web UI, over the
-// worker's own client, and links each agent to its workflow in that UI.
+// worker's own client (so it reads encrypted payloads with the worker's
+// keys), and links each agent to its workflow in that UI.
 func TestDevWorkerServesTheConsoleBesideTheWebUI(t *testing.T) {
-	w := startDevWorker(t, []string{"--dev", "--data-dir", t.TempDir(), "--port", "0", "--ui-port", "-1"}, nil)
+	w := startDevWorker(t, []string{"--dev", "--data-dir", t.TempDir(), "--port", "0", "--ui-port", "-1", "--codec-addr", "127.0.0.1:0"},
+		map[string]string{codec.EnvKeys: codecKey(t, "k1")})
 	require.NotEmpty(t, w.console.URL)
 	ctx := ctxT(t, time.Minute)
 	h, err := agent.New(w.c, "").Create(ctx, agent.CreateOptions{ID: "dev-console", First: "/say beside the UI"})
@@ -113,4 +119,8 @@ func TestDevWorkerServesTheConsoleBesideTheWebUI(t *testing.T) {
 	require.Contains(t, string(body), "beside the UI")
 	require.Contains(t, string(body), `href="`+w.srv.UIAddress()+`/namespaces/`+w.srv.Namespace()+`/workflows/dev-console"`)
 	require.Contains(t, string(body), "read-only", "no token configured")
+
+	history, err := projection.Fetch(ctx, w.c, h.ID, "")
+	require.NoError(t, err)
+	require.NotContains(t, string(historyBytes(t, history)), "beside the UI", "the history is encrypted")
 }
