@@ -37,3 +37,14 @@ func TestALiveCallKeepsItsTextAndDiscardsAFailedAttempt(t *testing.T) {
 		Chunk: signals.Chunk{ToolName: "echo", Arguments: `{"text":`}}))
 	require.Equal(t, "\n→ echo {\"text\":", tool.Text)
 }
+
+func TestASubscriberThatFallsBehindIsLetGoToReconnect(t *testing.T) {
+	f := &feed{subs: map[chan frame]struct{}{}}
+	slow, ready := make(chan frame), make(chan frame, 1)
+	f.subs[slow], f.subs[ready] = struct{}{}, struct{}{}
+	f.broadcast(frame{Event: "status", ID: 7})
+	_, open := <-slow
+	require.False(t, open, "a full queue closes the stream; the browser reconnects from its last ID")
+	require.Equal(t, int64(7), (<-ready).ID)
+	require.Len(t, f.subs, 1)
+}
