@@ -120,12 +120,16 @@ func (h *Handle) Status(ctx context.Context) (signals.StatusView, error) {
 // 003's whenIdle), or has been disposed. It polls the status query with
 // backoff, which writes nothing to the agent's history; the wait-idle update
 // is the push alternative for callers that prefer it.
-func (h *Handle) WaitIdle(ctx context.Context) (signals.StatusView, error) {
+func (h *Handle) WaitIdle(ctx context.Context, opts ...WaitOption) (signals.StatusView, error) {
+	var o waitOptions
+	for _, f := range opts {
+		f(&o)
+	}
 	delay := minPoll
 	for {
 		st, err := h.Status(ctx)
 		switch {
-		case err == nil && (st.Idle() || st.Disposed):
+		case err == nil && (st.Idle() || st.Disposed || o.orBlocked && st.Blocked()):
 			return st, nil
 		case err != nil && (errors.Is(err, ErrNotFound) || ctx.Err() != nil):
 			return st, err
@@ -143,6 +147,15 @@ func (h *Handle) WaitIdle(ctx context.Context) (signals.StatusView, error) {
 		delay = min(2*delay, maxPoll)
 	}
 }
+
+// WaitOption changes what WaitIdle waits for.
+type WaitOption func(*waitOptions)
+
+type waitOptions struct{ orBlocked bool }
+
+// OrBlocked also returns when the open turn waits for a person (an
+// approval or an ask_human answer): StatusView.Pending says what for.
+func OrBlocked() WaitOption { return func(o *waitOptions) { o.orBlocked = true } }
 
 // Polling bounds of WaitIdle.
 const (

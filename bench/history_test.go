@@ -64,6 +64,8 @@ func server(b *testing.B) (*temporaltest.TestServer, *agent.Client) {
 		b.Fatal(err)
 	}
 	reg, _ := tools.NewRegistry(fetchTool("fetch", false), fetchTool("read", true))
+	//lint:ignore SA1019 the build ID as cmd/worker records it (fx/workerfx)
+	opts := worker.Options{BuildID: workerfx.BuildID()}
 	reader := activities.NewLogReader(activities.WorkflowLog{Client: c}, 0)
 	ts.NewWorkerWithOptions(signals.TaskQueue, func(r worker.Registry) {
 		workflows.Register(r, workerfx.WorkflowConfig(workflows.Config{}, nil, reg))
@@ -71,7 +73,7 @@ func server(b *testing.B) (*temporaltest.TestServer, *agent.Client) {
 			&activities.Model{Providers: map[string]activities.Provider{"bench": workloadModel{}, scripted.Name: scripted.Provider{}},
 				DefaultProvider: "bench", Tools: reg, Log: reader},
 			&activities.Tool{Runner: reg, Log: reader})
-	}, worker.Options{BuildID: workerfx.BuildID()}) // as cmd/worker runs it
+	}, opts)
 	return ts, agent.New(c, signals.TaskQueue)
 }
 

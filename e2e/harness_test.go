@@ -3,7 +3,9 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http/httptest"
+	"slices"
 	"testing"
 	"time"
 
@@ -68,7 +70,7 @@ func upper(s string) string {
 // startWorker starts a worker with the scripted model and the given tools.
 func (e *env) startWorker(ts ...tools.Tool) worker.Worker {
 	e.t.Helper()
-	reg, err := tools.NewRegistry(ts...)
+	reg, err := tools.NewRegistry(append(ts, tools.LoopTools()...)...)
 	require.NoError(e.t, err)
 	reader := activities.NewLogReader(activities.WorkflowLog{Client: e.c}, 0)
 	providers := map[string]activities.Provider{scripted.Name: scripted.Provider{}}
@@ -89,8 +91,10 @@ func (e *env) startWorker(ts ...tools.Tool) worker.Worker {
 	tool := &activities.Tool{Runner: reg, Log: reader, HeartbeatEvery: time.Second}
 	require.NoError(e.t, model.Validate())
 	require.NoError(e.t, tool.Validate())
+	cfg := workerfx.WorkflowConfig(e.cfg, nil, reg)
+	cfg.Providers = slices.Sorted(maps.Keys(providers))
 	return e.ts.NewWorkerWithOptions(signals.TaskQueue, func(r worker.Registry) {
-		workflows.Register(r, workerfx.WorkflowConfig(e.cfg, nil, reg))
+		workflows.Register(r, cfg)
 		activities.Register(r, model, tool)
 	}, worker.Options{})
 }

@@ -51,7 +51,8 @@ func runWorkerProcess(addr string) int {
 	}
 	defer c.Close()
 	dir := os.Getenv(envWorkerDir)
-	reg, err := tools.NewRegistry(journaledTool(dir, "echo", false), journaledTool(dir, "slow", os.Getenv(envWorkerMode) == "block"))
+	reg, err := tools.NewRegistry(append(tools.LoopTools(), journaledTool(dir, "echo", false),
+		journaledTool(dir, "slow", os.Getenv(envWorkerMode) == "block"))...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tools:", err)
 		return 1

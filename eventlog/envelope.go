@@ -98,6 +98,20 @@ func Decode(env Envelope) (Event, error) {
 		return decodeAs[RequestHeader](env)
 	case TypeRequestContext:
 		return decodeAs[RequestContext](env)
+	case TypeChildStarted:
+		return decodeAs[ChildStarted](env)
+	case TypeChildSettled:
+		return decodeAs[ChildSettled](env)
+	case TypeChildEnded:
+		return decodeAs[ChildEnded](env)
+	case TypeDecisionRequested:
+		return decodeAs[DecisionRequested](env)
+	case TypeDecisionMade:
+		return decodeAs[DecisionMade](env)
+	case TypeWaitStarted:
+		return decodeAs[WaitStarted](env)
+	case TypeToolsListed:
+		return decodeAs[ToolsListed](env)
 	default:
 		return nil, fmt.Errorf("%w: %q (seq %d)", ErrUnknownType, env.Type, env.Seq)
 	}

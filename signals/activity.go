@@ -75,6 +75,9 @@ type ToolInput struct {
 	// Arguments are set only for a local activity, whose input Temporal
 	// does not write to history; a regular activity reads them from the log.
 	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// MCP, when set, is the MCP server tool the call runs (Name is the
+	// model's name for it, MCPToolName).
+	MCP *MCPGrant `json:"mcp,omitempty"`
 }
 
 // ToolOutput is the result of ToolActivity; it is the tool/result event.

@@ -69,6 +69,9 @@ var journalCodes = map[eventlog.Type]string{
 	eventlog.TypeContextCompacted: "cc", eventlog.TypeModelSelected: "mo", eventlog.TypeTurnCanceling: "tx",
 	eventlog.TypeAgentDisposing: "dx", eventlog.TypeMaintenanceQueued: "mq", eventlog.TypeMaintenanceDone: "md",
 	eventlog.TypeRequestHeader: "rh", eventlog.TypeRequestContext: "rx",
+	eventlog.TypeChildStarted: "cs", eventlog.TypeChildSettled: "cx", eventlog.TypeChildEnded: "ce",
+	eventlog.TypeDecisionRequested: "dq", eventlog.TypeDecisionMade: "dm", eventlog.TypeWaitStarted: "ws",
+	eventlog.TypeToolsListed: "tl",
 }
 
 // journalTypes is journalCodes reversed.

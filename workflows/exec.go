@@ -57,12 +57,23 @@ func (r *run) exec(ctx workflow.Context, cmd loop.Command) *end {
 		r.startTool(ctx, c)
 	case loop.RunToolPost:
 		r.push(r.toolPost(r.turn.ctx(ctx), c))
+	case loop.CancelTimer:
+		r.cancelTimer(c)
+	case loop.StartChild:
+		r.startChild(ctx, c)
+	case loop.SignalChild:
+		r.signalChild(ctx, c)
+	case loop.ReportToParent:
+		r.reportToParent(ctx, c)
 	case loop.AnswerMaintenance:
 		r.answerMaintenance(c)
 	case loop.ContinueAsNew:
 		return &end{err: r.continueAsNew(ctx, c)}
 	case loop.Finish:
 		r.syncAttrs(ctx)
+		for r.inflight > 0 { // the children's dispose and the report to the parent go out first
+			r.sel.Select(ctx)
+		}
 		err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
 		return &end{result: c.Result, err: err}
 	case loop.Fail:
@@ -86,7 +97,11 @@ func (r *run) journal(ctx workflow.Context, j signals.Journal) {
 // before signals delivered in the same workflow task, as a blocked Get
 // would take it.
 func (r *run) outcome(_ workflow.Context, fut workflow.Future, f func(workflow.Future) loop.Input) {
-	r.sel.AddFuture(fut, func(fut workflow.Future) { r.push(f(fut)) })
+	r.sel.AddFuture(fut, func(fut workflow.Future) {
+		if in := f(fut); in != nil {
+			r.push(in)
+		}
+	})
 }
 
 func (r *run) callModel(ctx workflow.Context, c loop.CallModel) {
@@ -113,11 +128,25 @@ func (r *run) summarize(ctx workflow.Context, c loop.Summarize) {
 	})
 }
 
+// startTimer starts a durable timer under the turn's context, with a
+// cancel of its own so CancelTimer can stop just this one.
 func (r *run) startTimer(ctx workflow.Context, c loop.StartTimer) {
-	fut := workflow.NewTimer(r.turn.ctx(ctx), c.After)
+	tctx, cancel := workflow.WithCancel(r.turn.ctx(ctx))
+	if r.timers == nil {
+		r.timers = map[string]workflow.CancelFunc{}
+	}
+	r.timers[c.ID] = cancel
+	fut := workflow.NewTimer(tctx, c.After)
 	r.outcome(ctx, fut, func(f workflow.Future) loop.Input {
-		return loop.TimerFired{Canceled: f.Get(ctx, nil) != nil}
+		delete(r.timers, c.ID)
+		return loop.TimerFired{ID: c.ID, Canceled: f.Get(ctx, nil) != nil}
 	})
+}
+
+func (r *run) cancelTimer(c loop.CancelTimer) {
+	if cancel, ok := r.timers[c.ID]; ok {
+		cancel()
+	}
 }
 
 func (r *run) startTool(ctx workflow.Context, c loop.StartTool) {

@@ -41,6 +41,12 @@ type Config struct {
 	// StreamHooks name the llm/stream hooks the worker's model activity
 	// has (activities.StreamHook); agents enable them like other hooks.
 	StreamHooks []string
+	// Profiles are the named kinds of child agent spawn_agent may start.
+	Profiles map[string]signals.Profile
+	// Tools and Providers name what the worker offers, sorted; a new agent
+	// naming anything else is refused. Nil leaves them unchecked.
+	Tools     []string
+	Providers []string
 	// ToolModes are the execution modes of the worker's tools by name;
 	// tools not listed run in parallel.
 	ToolModes map[string]signals.ToolMode

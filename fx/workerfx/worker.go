@@ -67,6 +67,17 @@ func NewActivities(p ActivityParams) (Activities, error) {
 	return a, a.Tool.Validate()
 }
 
+// Profile is a named kind of child agent spawn_agent may start, joined to
+// the "tether.profiles" value group: fx.Annotate(f, fx.ResultTags(`group:"tether.profiles"`)).
+// Every worker of a task queue must offer the same profiles.
+type Profile struct {
+	Name string
+	signals.Profile
+}
+
+// ProfileGroup is the value group of Profiles.
+const ProfileGroup = "tether.profiles"
+
 // StreamHookGroup is the value group of llm/stream hooks
 // (activities.StreamHook) an application registers.
 const StreamHookGroup = "tether.stream-hooks"
@@ -86,6 +97,7 @@ func WorkflowConfig(base workflows.Config, hooks []hook.Hook, reg *tools.Registr
 	}
 	base.ToolModes = map[string]signals.ToolMode{}
 	base.LocalTools = nil
+	base.Tools = reg.Names()
 	for _, name := range reg.Names() {
 		base.ToolModes[name] = signals.ToolMode(reg.Mode(name))
 		if reg.Local(name) {
@@ -103,6 +115,7 @@ type Params struct {
 	Activities    Activities
 	Tools         *tools.Registry
 	Hooks         []hook.Hook    `group:"tether.hooks"`
+	Profiles      []Profile      `group:"tether.profiles"`
 	Registrations []Registration `group:"tether.register"`
 	Lifecycle     fx.Lifecycle
 	Shutdowner    fx.Shutdowner
@@ -113,6 +126,10 @@ type Params struct {
 // fatal worker error shuts the app down with exit code 1.
 func New(p Params) worker.Worker {
 	w := worker.New(p.Client, p.Config.TaskQueue, worker.Options{
+		// The deprecated field is the one that sets the recorded build ID
+		// alone: DeploymentOptions also records a deployment name, ~120
+		// bytes a turn, for versioning Tether does not use.
+		//lint:ignore SA1019 see above
 		BuildID: BuildID(),
 		OnFatalError: func(err error) {
 			p.Logger.Error("Worker failed", "error", err)
@@ -120,10 +137,18 @@ func New(p Params) worker.Worker {
 		},
 	})
 	cfg := WorkflowConfig(p.Config.Workflow, p.Hooks, p.Tools)
+	cfg.Profiles = map[string]signals.Profile{}
+	for _, pr := range p.Profiles {
+		cfg.Profiles[pr.Name] = pr.Profile
+	}
 	for name := range p.Activities.Model.StreamHooks {
 		cfg.StreamHooks = append(cfg.StreamHooks, name)
 	}
 	slices.Sort(cfg.StreamHooks)
+	for name := range p.Activities.Model.Providers {
+		cfg.Providers = append(cfg.Providers, name)
+	}
+	slices.Sort(cfg.Providers)
 	workflows.Register(w, cfg)
 	activities.Register(w, p.Activities.Model, p.Activities.Tool)
 	for _, r := range p.Registrations {
