@@ -44,7 +44,7 @@ func TestStarterConsoleServesAgentsUntilInterrupted(t *testing.T) {
 	e := newEnv(t)
 	e.startWorker()
 	ctx := ctxT(t, time.Minute)
-	r := e.starter(ctx, "start", "--id", "via-console", "--wait", "/say served")
+	r := e.starter(ctx, "start", "--id", "via-console", "--tools", "", "--wait", "/say served")
 	requireExit(t, r, 0)
 
 	out := &lockedBuffer{}
