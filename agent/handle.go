@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
@@ -27,7 +29,10 @@ type Handle struct {
 // SendOption changes how a message is delivered.
 type SendOption func(*sendOptions)
 
-type sendOptions struct{ ack bool }
+type sendOptions struct {
+	ack bool
+	id  eventlog.MessageID
+}
 
 // Acknowledged delivers the message as an update: the call returns once the
 // workflow has validated and accepted it, with the position of its inbox
@@ -36,6 +41,30 @@ type sendOptions struct{ ack bool }
 // default signal, which the client validates before sending and which the
 // server accepts durably at once, even while no worker runs.
 func Acknowledged() SendOption { return func(o *sendOptions) { o.ack = true } }
+
+// WithMessageID sends the message under id, chosen by the caller, instead
+// of a fresh one, so a sender that retries (after a timeout, a crash, an
+// answer lost on the way) can send the same message again safely: the
+// agent remembers the last 1,024 message IDs it accepted (loop.MaxRecentIDs,
+// carried across Continue-As-New) and never delivers one twice.
+//
+// A resend is acknowledged as a duplicate. Sent as a signal (the default),
+// it is dropped by the workflow and the call returns no error: the server
+// took the signal, the agent ignores it. With Acknowledged, the call
+// returns the first delivery's Ack (Temporal answers a repeated update ID
+// from the run that accepted it) or an error matching signals.ErrDuplicateID
+// (the first copy came as a signal, or an earlier run of the agent accepted
+// it); or, when it overtakes a first copy sent as a signal that the agent
+// has not recorded yet, its own Ack, and that signal is the copy dropped.
+// Each way the message is delivered once: treat ErrDuplicateID as success.
+//
+// id must pass signals.ValidateID (1 to 128 bytes of printable ASCII
+// without spaces, not starting with "made:"), or the call fails with
+// signals.ErrInvalidID before anything is sent. An empty id means a fresh
+// one, as without the option.
+func WithMessageID(id eventlog.MessageID) SendOption {
+	return func(o *sendOptions) { o.id = id }
+}
 
 // Followup queues content for a turn of its own and wakes the agent.
 func (h *Handle) Followup(ctx context.Context, content string, opts ...SendOption) (signals.Ack, error) {
@@ -54,11 +83,12 @@ func (h *Handle) Inject(ctx context.Context, content string, opts ...SendOption)
 
 // Send routes content to list, waking the agent when wake is set.
 func (h *Handle) Send(ctx context.Context, content string, list eventlog.List, wake bool, opts ...SendOption) (signals.Ack, error) {
-	s := signals.Send{Message: signals.Message{ID: NewMessageID(), Content: content}, List: list, Wake: wake}
+	o := options(opts)
+	s := signals.Send{Message: signals.Message{ID: o.id, Content: content}, List: list, Wake: wake}
 	if err := signals.ValidateSend(s); err != nil {
 		return signals.Ack{}, err
 	}
-	if options(opts).ack {
+	if o.ack {
 		return update(ctx, h, signals.SendUpdate, string(s.ID), s)
 	}
 	return signals.Ack{MessageID: s.ID, Seq: -1}, signal(ctx, h, signals.SendSignal, s)
@@ -68,11 +98,12 @@ func (h *Handle) Send(ctx context.Context, content string, list eventlog.List, w
 // (unknown until the workflow records it).
 func (h *Handle) message(ctx context.Context, sig signals.Signal[signals.Message], upd signals.Update[signals.Message, signals.Ack],
 	content string, opts []SendOption) (signals.Ack, error) {
-	m := signals.Message{ID: NewMessageID(), Content: content}
+	o := options(opts)
+	m := signals.Message{ID: o.id, Content: content}
 	if err := signals.ValidateMessage(m); err != nil {
 		return signals.Ack{}, err
 	}
-	if options(opts).ack {
+	if o.ack {
 		return update(ctx, h, upd, string(m.ID), m)
 	}
 	return signals.Ack{MessageID: m.ID, Seq: -1}, signal(ctx, h, sig, m)
@@ -82,6 +113,9 @@ func options(opts []SendOption) sendOptions {
 	var o sendOptions
 	for _, f := range opts {
 		f(&o)
+	}
+	if o.id == "" {
+		o.id = NewMessageID()
 	}
 	return o
 }
@@ -219,17 +253,42 @@ func query[In, Out any](ctx context.Context, h *Handle, q signals.Query[In, Out]
 	return queryRun(ctx, h, "", q, in)
 }
 
-// queryRun asks one run ("" = the latest).
+// queryRun asks one run ("" = the latest). A run whose first workflow
+// task has not completed (a busy or restarting worker) has run none of its
+// code, so it knows no query yet: it is asked again for up to
+// queryNotReadyWait.
 func queryRun[In, Out any](ctx context.Context, h *Handle, runID string, q signals.Query[In, Out], in In) (Out, error) {
 	var out Out
-	v, err := h.c.QueryWorkflow(ctx, h.ID, runID, q.Name, in)
-	if err == nil {
-		err = v.Get(&out)
+	deadline := time.Now().Add(queryNotReadyWait)
+	for pause := 20 * time.Millisecond; ; pause = min(2*pause, time.Second) {
+		v, err := h.c.QueryWorkflow(ctx, h.ID, runID, q.Name, in)
+		if err == nil {
+			err = v.Get(&out)
+		}
+		if err == nil {
+			return out, nil
+		}
+		if !notReady(err, q.Name) || time.Now().Add(pause).After(deadline) {
+			return out, h.mapErr(ctx, q.Name, err)
+		}
+		select {
+		case <-ctx.Done():
+			return out, h.mapErr(ctx, q.Name, err)
+		case <-time.After(pause):
+		}
 	}
-	if err != nil {
-		return out, h.mapErr(ctx, q.Name, err)
-	}
-	return out, nil
+}
+
+// queryNotReadyWait bounds how long a query waits for a run to register
+// its handlers.
+const queryNotReadyWait = 15 * time.Second
+
+// notReady reports the SDK's answer of a run that has not registered
+// query name: its workflow function has not run yet.
+func notReady(err error, name string) bool {
+	var qf *serviceerror.QueryFailed
+	var wnr *serviceerror.WorkflowNotReady
+	return errors.As(err, &wnr) || errors.As(err, &qf) && strings.Contains(qf.Message, "unknown queryType "+name+".")
 }
 
 // mapErr turns Temporal errors into this package's typed errors: a missing

@@ -79,7 +79,26 @@ func (p *printer) event(e eventlog.Event) {
 		p.printf("decided:     call %s %s by %s%s\n", e.CallID, verdict, firstNonEmpty(e.Decider, "a person"), suffix(e.Text))
 	case eventlog.WaitStarted:
 		p.printf("waiting:     call %s until %s\n", e.CallID, e.Until.UTC().Format("2006-01-02T15:04:05Z"))
+	case eventlog.ToolsListed:
+		p.printf("mcp tools:   %s\n", listingLine(e))
 	}
+}
+
+// listingLine says what each MCP server offered: "files 3 tools, search
+// unchanged, tickets failed (why)".
+func listingLine(e eventlog.ToolsListed) string {
+	parts := make([]string, len(e.Servers))
+	for i, s := range e.Servers {
+		switch {
+		case s.Unchanged:
+			parts[i] = s.Server + " unchanged"
+		case len(s.Tools) == 0 && s.Error != "":
+			parts[i] = s.Server + " failed (" + s.Error + ")"
+		default:
+			parts[i] = fmt.Sprintf("%s %d tools%s", s.Server, len(s.Tools), suffix(s.Error))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // sender names who sent a message, as the transcript shows it.

@@ -70,3 +70,17 @@ tool result: read_file → # Tether
 tool result: calculate → 391
 `, out.String())
 }
+
+func TestTranscriptSaysWhatEachMCPServerOffered(t *testing.T) {
+	env, err := eventlog.Encode(0, time.Unix(0, 0), "", eventlog.ToolsListed{Servers: []eventlog.ServerTools{
+		{Server: "files", Tools: []eventlog.MCPTool{{Name: "read"}, {Name: "write"}}},
+		{Server: "search", Unchanged: true},
+		{Server: "tickets", Error: "connect: connection refused"},
+		{Server: "docs", Tools: []eventlog.MCPTool{{Name: "find"}}, Error: `tool "huge" left out: schema over 16 KiB`},
+	}})
+	require.NoError(t, err)
+	var out bytes.Buffer
+	require.NoError(t, WriteTranscript(&out, "a1", []eventlog.Envelope{env}))
+	require.Equal(t, "mcp tools:   files 2 tools, search unchanged, tickets failed (connect: connection refused), "+
+		"docs 1 tools: tool \"huge\" left out: schema over 16 KiB\n", out.String())
+}

@@ -54,16 +54,5 @@ func (l Listings) Apply(e ToolsListed) {
 	}
 }
 
-// Digests are the listings' digests by server, for the next listing.
-func (l Listings) Digests() map[string]string {
-	out := make(map[string]string, len(l))
-	for name, s := range l {
-		if s.Digest != "" {
-			out[name] = s.Digest
-		}
-	}
-	return out
-}
-
 func (ToolsListed) Type() Type { return TypeToolsListed }
 func (ToolsListed) isEvent()   {}

@@ -182,7 +182,7 @@ func (s *State) applyOrchestration(e Event) error {
 		if !slices.ContainsFunc(s.OpenCalls, func(c ToolCallRequest) bool { return c.ID == e.CallID }) || s.pending(e.CallID) >= 0 {
 			return fmt.Errorf("call %q is not open or already waits for a decision", e.CallID)
 		}
-		s.Pending = append(slices.Clip(s.Pending), PendingDecision{CallID: e.CallID, Name: e.Name, Kind: e.Kind, Since: e.Since, Deadline: e.Deadline})
+		s.Pending = append(slices.Clip(s.Pending), PendingDecision(e))
 	case DecisionMade:
 		i := s.pending(e.CallID)
 		if i < 0 {
@@ -193,7 +193,7 @@ func (s *State) applyOrchestration(e Event) error {
 		if !slices.ContainsFunc(s.OpenCalls, func(c ToolCallRequest) bool { return c.ID == e.CallID }) {
 			return fmt.Errorf("wait for call %q that is not open", e.CallID)
 		}
-		s.Waits = append(slices.Clip(s.Waits), Wait{CallID: e.CallID, Until: e.Until})
+		s.Waits = append(slices.Clip(s.Waits), Wait(e))
 	}
 	return nil
 }

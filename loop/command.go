@@ -76,6 +76,13 @@ type (
 	// ReportToParent signals the parent a settled turn or the end. Outcome
 	// only when it fails: ParentGone.
 	ReportToParent struct{ Report signals.ChildReport }
+	// ListTools lists the tools of the agent's MCP servers with the
+	// listing activity. Outcome: ToolsListed.
+	ListTools struct {
+		ActivityID string
+		Summary    string
+		Input      signals.ListToolsInput
+	}
 	// RunToolPre runs the pre hooks of a call about to start. Outcome:
 	// ToolPreRan.
 	RunToolPre struct{ Call Call }
@@ -121,6 +128,7 @@ func (Recover) isCommand()           {}
 func (CallModel) isCommand()         {}
 func (Summarize) isCommand()         {}
 func (StartTimer) isCommand()        {}
+func (ListTools) isCommand()         {}
 func (RunToolPre) isCommand()        {}
 func (StartTool) isCommand()         {}
 func (RunToolPost) isCommand()       {}

@@ -125,7 +125,7 @@ func (d *driver) answer(c Command) Input {
 		return ToolPostRan{CallID: c.Call.ID, Output: c.Result}
 	case Interrupt:
 		d.interrupted++
-	case CallModel, StartTool, StartTimer, Summarize, StartChild:
+	case CallModel, StartTool, StartTimer, Summarize, StartChild, ListTools:
 		d.inflight = append(d.inflight, c)
 	}
 	return nil
@@ -201,6 +201,8 @@ func (d *driver) cancelInflight() {
 			d.step(Summarized{Err: fmt.Errorf("canceled")})
 		case StartChild:
 			d.inflight = append(d.inflight, c) // a turn's interrupt never cancels a child workflow
+		case ListTools:
+			d.step(ToolsListed{Err: fmt.Errorf("canceled")})
 		}
 	}
 }

@@ -91,6 +91,12 @@ type (
 		ID       string
 		Canceled bool
 	}
+	// ToolsListed reports ListTools: the listing activity's result, or
+	// Err when it failed.
+	ToolsListed struct {
+		Listing eventlog.ToolsListed
+		Err     error
+	}
 	// ToolPreRan reports the pre hooks of one call; Denied is a hook's
 	// refusal (the model sees it), Err any other hook failure.
 	ToolPreRan struct {
@@ -163,6 +169,7 @@ func (RequestShaped) isInput()  {}
 func (ModelDone) isInput()      {}
 func (Recovered) isInput()      {}
 func (TimerFired) isInput()     {}
+func (ToolsListed) isInput()    {}
 func (ToolPreRan) isInput()     {}
 func (ToolDone) isInput()       {}
 func (ToolPostRan) isInput()    {}

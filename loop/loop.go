@@ -101,6 +101,7 @@ type Loop struct {
 	phase phase
 	turn  turnWork
 	comp  *compaction
+	mcp   mcpState
 	done  bool // ContinueAsNew was emitted
 	// turnEnded: a turn just ended, so Step stops there and the shell may
 	// continue as new before the next one opens; stepEnded likewise between
@@ -136,6 +137,7 @@ func New(cfg Config) *Loop {
 		l.local[n] = true
 	}
 	l.state.Selection = signals.Selection{Provider: o.Provider, Model: o.Model, Effort: o.Effort}
+	l.mcp = mcpState{servers: signals.MCPServers(o.Tools), listings: eventlog.Listings{}}
 	return l
 }
 
@@ -232,6 +234,10 @@ func (l *Loop) outcome(now time.Time, in Input) error {
 		l.continueAsNew(now)
 	case HooksRan:
 		l.hooksRan(now, in)
+	case ToolsListed:
+		if l.expect(listing, in) {
+			l.toolsListed(now, in)
+		}
 	case ModelChosen:
 		if l.expect(choosing, in) {
 			l.modelChosen(now, in)

@@ -46,6 +46,13 @@ func (l *Loop) needsApproval(c Call) bool {
 	if slices.Contains(p.Tools, c.Name) {
 		return true
 	}
+	if c.MCP != nil {
+		for _, t := range p.Tools {
+			if g, ok := signals.ParseMCPGrant(t); ok && g.Server == c.MCP.Server && (g.Tool == "" || g.Tool == c.MCP.Tool) {
+				return true
+			}
+		}
+	}
 	for _, r := range p.When {
 		if r.Tool == c.Name && matches(c.Arguments, r.Path, r.Equals) {
 			return true

@@ -22,6 +22,10 @@ func (l *Loop) hooksRan(now time.Time, in HooksRan) {
 	}
 	switch in.Point {
 	case PointStepBoundary:
+		if l.listingDue() {
+			l.listTools()
+			return
+		}
 		l.phase = choosing
 		l.emit(ChooseModel{Default: l.state.Selection})
 	case PointRuntimeContext:
@@ -48,13 +52,42 @@ func (l *Loop) modelChosen(now time.Time, in ModelChosen) {
 }
 
 // toolSet resolves the step's tools once: the agent's enabled tools with
-// the worker's modes. It is disposed when the step ends.
+// the worker's modes, and the MCP tools its entries enable from the
+// listings the run recorded, in the entries' order. An MCP tool whose name
+// another tool has is left out; so is any tool past signals.MaxTools. It
+// is disposed when the step ends.
 func (l *Loop) toolSet() []Tool {
 	out := make([]Tool, 0, len(l.cfg.Options.Tools))
+	seen := map[string]bool{}
 	for _, name := range l.cfg.Options.Tools {
-		out = append(out, Tool{Name: name, Mode: l.mode(name)})
+		if _, ok := signals.ParseMCPGrant(name); !ok {
+			seen[name] = true
+		}
 	}
-	return out
+	for _, name := range l.cfg.Options.Tools {
+		g, ok := signals.ParseMCPGrant(name)
+		if !ok {
+			out = append(out, Tool{Name: name, Mode: l.mode(name)})
+			continue
+		}
+		for _, t := range l.mcpTools(g) {
+			if !seen[t.Name] {
+				seen[t.Name] = true
+				out = append(out, t)
+			}
+		}
+	}
+	return out[:min(len(out), signals.MaxTools)]
+}
+
+// stepTool is the step's tool called name.
+func (l *Loop) stepTool(name string) (Tool, bool) {
+	for _, t := range l.turn.step.Tools {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return Tool{}, false
 }
 
 func (l *Loop) mode(name string) signals.ToolMode {

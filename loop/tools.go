@@ -55,14 +55,18 @@ func (l *Loop) enterTools(now time.Time, reqs []eventlog.ToolCallRequest) {
 	t := &toolRun{calls: make([]Call, n), stage: make([]stage, n), results: make([]signals.ToolOutput, n),
 		refs: make([]eventlog.Ref, n), ran: make([]bool, n), child: make([]string, n), detach: make([]bool, n)}
 	for i, r := range reqs {
+		tool, ok := l.stepTool(r.Name)
 		t.calls[i] = Call{ID: r.ID, Name: r.Name, Arguments: r.Arguments, Mode: l.mode(r.Name), Index: i}
+		if ok {
+			t.calls[i].Mode, t.calls[i].MCP = tool.Mode, tool.MCP
+		}
 		if l.cfg.Rules == Rules1 { // rules 1 recorded every call before any ran
 			l.recordCall(now, i, t.calls[i])
 		}
 		switch {
-		case !slices.Contains(l.cfg.Options.Tools, r.Name):
+		case !ok:
 			t.stage[i], t.results[i] = ready, l.loopResult(r.ID, r.Name, eventlog.ToolUnavailable,
-				fmt.Sprintf("tool %q is not available to this agent; available: %s", r.Name, strings.Join(l.cfg.Options.Tools, ", ")))
+				fmt.Sprintf("tool %q is not available to this agent; available: %s", r.Name, l.stepToolNames()))
 		case i >= MaxCallsPerStep && l.cfg.Rules >= Rules2:
 			t.stage[i], t.results[i] = ready, l.loopResult(r.ID, r.Name, eventlog.ToolUnavailable,
 				fmt.Sprintf("not run: a step may make at most %d tool calls", MaxCallsPerStep))
@@ -171,7 +175,7 @@ func (l *Loop) startCall(now time.Time, i int) {
 		ActivityID: signals.ToolActivityID(s.Turn, s.Step, i),
 		Summary:    fmt.Sprintf("tool %s turn %d step %d", c.Name, s.Turn, s.Step),
 		Input: signals.ToolInput{AssistantSeq: l.turn.callsSeq, CallID: c.ID, Name: c.Name,
-			IdempotencyKey: signals.IdempotencyKey(l.cfg.AgentID, s.Turn, s.Step, c.ID)},
+			IdempotencyKey: signals.IdempotencyKey(l.cfg.AgentID, s.Turn, s.Step, c.ID), MCP: c.MCP},
 	}
 	if l.local[c.Name] {
 		// A local activity's input is not in history: its arguments travel
@@ -184,12 +188,21 @@ func (l *Loop) startCall(now time.Time, i int) {
 	l.emit(cmd)
 }
 
+// stepToolNames lists the step's tools for a model that called another.
+func (l *Loop) stepToolNames() string {
+	names := make([]string, len(l.turn.step.Tools))
+	for i, t := range l.turn.step.Tools {
+		names[i] = t.Name
+	}
+	return strings.Join(names, ", ")
+}
+
 // recordCall records tool/call. An activity's input holds the event's
 // fields, so its journal entry only refers to it.
 func (l *Loop) recordCall(now time.Time, i int, c Call) {
 	s := l.state
 	e := eventlog.ToolCall{CallID: c.ID, Name: c.Name, IdempotencyKey: signals.IdempotencyKey(l.cfg.AgentID, s.Turn, s.Step, c.ID)}
-	if l.local[c.Name] || !slices.Contains(l.cfg.Options.Tools, c.Name) || l.loopTool(c.Name) {
+	if _, ok := l.stepTool(c.Name); l.local[c.Name] || !ok || l.loopTool(c.Name) {
 		l.record(now, "", e)
 		return
 	}

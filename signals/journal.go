@@ -2,6 +2,7 @@ package signals
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -26,6 +27,20 @@ type JournalEntry struct {
 	Delta int64 // milliseconds after Journal.At
 	Ref   eventlog.Ref
 	Data  json.RawMessage
+}
+
+// ErrMalformedJournal is returned for a journal that does not decode.
+var ErrMalformedJournal = errors.New("malformed journal")
+
+// UnmarshalJSON reads a journal; every failure matches ErrMalformedJournal.
+func (j *Journal) UnmarshalJSON(b []byte) error {
+	type plain Journal // without this method
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return fmt.Errorf("%w: %w", ErrMalformedJournal, err)
+	}
+	*j = Journal(p)
+	return nil
 }
 
 // IsZero makes an empty journal disappear under `omitzero`.

@@ -50,6 +50,9 @@ func (r *run) exec(ctx workflow.Context, cmd loop.Command) *end {
 	case loop.StartTimer:
 		workflow.SetCurrentDetails(ctx, r.details("waiting "+c.After.String()+" to retry"))
 		r.startTimer(ctx, c)
+	case loop.ListTools:
+		workflow.SetCurrentDetails(ctx, r.details(c.Summary))
+		r.listTools(ctx, c)
 	case loop.RunToolPre:
 		r.push(r.toolPre(r.turn.ctx(ctx), c))
 	case loop.StartTool:
@@ -120,7 +123,13 @@ func (r *run) callModel(ctx workflow.Context, c loop.CallModel) {
 
 func (r *run) summarize(ctx workflow.Context, c loop.Summarize) {
 	actx := workflow.WithActivityOptions(r.turn.ctx(ctx), r.cfg.summaryOptions(c.ActivityID, c.Summary))
-	fut := workflow.ExecuteActivity(actx, signals.ModelActivity, c.Input)
+	in := c.Input
+	if s := in.Call.Summarize; s != nil {
+		budget := *s
+		budget.Attempts = r.cfg.ToolAttempts
+		in.Call.Summarize = &budget
+	}
+	fut := workflow.ExecuteActivity(actx, signals.ModelActivity, in)
 	r.outcome(ctx, fut, func(f workflow.Future) loop.Input {
 		var out signals.ModelOutput
 		err := f.Get(ctx, &out)
@@ -149,15 +158,31 @@ func (r *run) cancelTimer(c loop.CancelTimer) {
 	}
 }
 
+func (r *run) listTools(ctx workflow.Context, c loop.ListTools) {
+	actx := workflow.WithActivityOptions(r.turn.ctx(ctx), r.cfg.listOptions(c.ActivityID, c.Summary))
+	fut := workflow.ExecuteActivity(actx, signals.ListToolsActivity, c.Input)
+	r.outcome(ctx, fut, func(f workflow.Future) loop.Input {
+		var out eventlog.ToolsListed
+		err := f.Get(ctx, &out)
+		if err != nil {
+			workflow.GetLogger(ctx).Warn("Listing MCP tools failed", "servers", c.Input.Servers, "error", err)
+			return loop.ToolsListed{Err: errors.New(cause(err))}
+		}
+		return loop.ToolsListed{Listing: out}
+	})
+}
+
 func (r *run) startTool(ctx workflow.Context, c loop.StartTool) {
 	var fut workflow.Future
 	ref := eventlog.ActivityRef(c.ActivityID)
+	in := c.Input
+	in.Attempts = r.cfg.ToolAttempts
 	if c.Local {
 		lctx := workflow.WithLocalActivityOptions(r.turn.ctx(ctx), r.cfg.localToolOptions(c.Summary))
-		fut, ref = workflow.ExecuteLocalActivity(lctx, signals.ToolActivity, c.Input), eventlog.LocalRef(c.Input.CallID)
+		fut, ref = workflow.ExecuteLocalActivity(lctx, signals.ToolActivity, in), eventlog.LocalRef(c.Input.CallID)
 	} else {
 		actx := workflow.WithActivityOptions(r.turn.ctx(ctx), r.cfg.toolOptions(c.ActivityID, c.Summary))
-		fut = workflow.ExecuteActivity(actx, signals.ToolActivity, c.Input)
+		fut = workflow.ExecuteActivity(actx, signals.ToolActivity, in)
 	}
 	r.outcome(ctx, fut, func(f workflow.Future) loop.Input {
 		var out signals.ToolOutput
@@ -169,7 +194,7 @@ func (r *run) startTool(ctx workflow.Context, c loop.StartTool) {
 			return loop.ToolDone{CallID: c.Call.ID, Canceled: true}
 		}
 		workflow.GetLogger(ctx).Warn("Tool activity failed", "call_id", c.Call.ID, "tool", c.Call.Name, "error", err)
-		return loop.ToolDone{CallID: c.Call.ID, Failed: cause(err)}
+		return loop.ToolDone{CallID: c.Call.ID, Failed: r.toolFailure(err, c.Local)}
 	})
 }
 
@@ -215,7 +240,27 @@ func kindOf(t string) eventlog.FailureKind {
 	return eventlog.FailureUnknown
 }
 
-// cause strips Temporal's activity wrapper so the model sees the tool's error.
+// toolFailure is what the model is told of a tool call that failed for
+// good. Usually the activity decided (signals.ToolFailure: the tool's own
+// error, after its attempts); otherwise the call ran out of time as a
+// whole, which for a regular activity means faults kept ending its attempts
+// (each fault is retried, and only the overall deadline stops them).
+func (r *run) toolFailure(err error, local bool) string {
+	var timeout *temporal.TimeoutError
+	var app *temporal.ApplicationError
+	switch {
+	case errors.As(err, &timeout) && local:
+		return "did not finish within " + DefaultLocalToolTimeout.String()
+	case errors.As(err, &timeout):
+		return "did not complete within " + r.cfg.ToolDeadline.String() +
+			": its attempts kept being interrupted by worker or server failures"
+	case errors.As(err, &app):
+		return app.Message()
+	}
+	return err.Error()
+}
+
+// cause strips Temporal's wrapper so a reader sees the underlying error.
 func cause(err error) string {
 	var app *temporal.ApplicationError
 	if errors.As(err, &app) {

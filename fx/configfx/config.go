@@ -55,7 +55,30 @@ type Config struct {
 	Workflow workflows.Config
 	Codec    CodecConfig
 	Console  ConsoleConfig
+	// HeartbeatInterval is the most time between two heartbeat RPCs of one
+	// running model or tool call (the worker's MaxHeartbeatThrottleInterval):
+	// each costs one request to the server (and one billable action on
+	// Temporal Cloud), so it is kept well inside the heartbeat timeout
+	// rather than as short as possible.
+	HeartbeatInterval time.Duration
+	// StickyTimeout is how long a workflow task or query waits for the
+	// worker that has the agent cached (the worker's
+	// StickyScheduleToStartTimeout) before any worker may take it. After a
+	// crash every agent of the dead worker pays it once, in the first log
+	// read or workflow task; a worker too busy to take its own tasks in
+	// time makes another replay the agent.
+	StickyTimeout time.Duration
 }
+
+// Crash recovery defaults (bench/README.md has the measured figures).
+const (
+	// DefaultHeartbeatInterval sends a running call's heartbeat every 2
+	// seconds: a dead worker's call (heartbeat timeout 5 s) is noticed
+	// within seconds, at half a request per second per running call.
+	DefaultHeartbeatInterval = 2 * time.Second
+	// DefaultStickyTimeout is Temporal's 5 s cut to 2 s.
+	DefaultStickyTimeout = 2 * time.Second
+)
 
 // StreamConfig configures the endpoint serving live model chunks.
 type StreamConfig struct {
@@ -116,6 +139,7 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 		return Config{}, err
 	}
 	c.Workflow.NoSearchAttributes = c.NoSearchAttributes
+	c.Workflow.ModelHeartbeat = c.Workflow.ToolHeartbeat
 	if err := p.codec.resolve(&c, env); err != nil {
 		return Config{}, err
 	}
@@ -156,6 +180,12 @@ func flags(c *Config, env func(string) string) (*flag.FlagSet, *pending) {
 	fs.StringVar(&p.deny, "workspace-deny", strings.Join(tools.DefaultDeny(), ","), "comma-separated file name patterns the file tools neither list nor read (empty: none)")
 	fs.DurationVar(&c.Workflow.ToolTimeout, "tool-timeout", workflows.DefaultToolTimeout, "tool activity timeout")
 	fs.DurationVar(&c.Workflow.ModelTimeout, "model-timeout", workflows.DefaultModelTimeout, "model activity timeout")
+	fs.DurationVar(&c.Workflow.ToolHeartbeat, "heartbeat-timeout", workflows.DefaultHeartbeat,
+		"model and tool calls whose worker is silent this long run again on another worker")
+	fs.DurationVar(&c.HeartbeatInterval, "heartbeat-interval", DefaultHeartbeatInterval,
+		"most time between two heartbeat requests of a running call (at most half of --heartbeat-timeout)")
+	fs.DurationVar(&c.StickyTimeout, "sticky-timeout", DefaultStickyTimeout,
+		"how long an agent's work waits for the worker that has it cached before another worker takes it")
 	fs.IntVar(&c.Workflow.MaxRunTurns, "max-run-turns", 0, "continue an agent as new after this many turns in one run (0: when Temporal suggests)")
 	fs.IntVar(&c.Workflow.MaxRunEvents, "max-run-events", 0, "continue an agent as new once its run has this many history events (0: when Temporal suggests)")
 	fs.StringVar(&c.Console.Addr, "console-addr", DefaultConsoleAddr, "address of the web console --dev serves beside the Web UI (empty: none; "+EnvConsoleToken+" enables actions)")
@@ -198,6 +228,12 @@ func (c Config) Validate() error {
 	errs = append(errs, c.Provider.validate()...)
 	if c.Workflow.ToolTimeout < time.Second || c.Workflow.ModelTimeout < time.Second {
 		errs = append(errs, errors.New("--tool-timeout and --model-timeout must be at least 1s"))
+	}
+	if hb := c.Workflow.ToolHeartbeat; hb < time.Second || c.HeartbeatInterval < 100*time.Millisecond || c.HeartbeatInterval > hb/2 {
+		errs = append(errs, errors.New("--heartbeat-timeout must be at least 1s and --heartbeat-interval from 100ms to half of it"))
+	}
+	if c.StickyTimeout < 100*time.Millisecond {
+		errs = append(errs, errors.New("--sticky-timeout must be at least 100ms"))
 	}
 	errs = append(errs, c.validateCodec()...)
 	errs = append(errs, c.validateConsole()...)

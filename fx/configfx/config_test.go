@@ -5,6 +5,7 @@ import (
 	"flag"
 	"io"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -29,6 +30,10 @@ func TestLoadRejectsBadConfigurationWithClearErrors(t *testing.T) {
 		{"empty task queue", []string{"--task-queue", ""}, nil, "--task-queue must not be empty"},
 		{"tiny timeout", []string{"--tool-timeout", "10ms"}, nil, "at least 1s"},
 		{"stray argument", []string{"run"}, nil, `unexpected arguments ["run"]`},
+		{"tiny heartbeat timeout", []string{"--heartbeat-timeout", "500ms"}, nil, "--heartbeat-timeout must be at least 1s"},
+		{"heartbeat interval over half the timeout", []string{"--heartbeat-interval", "3s"}, nil, "from 100ms to half of it"},
+		{"tiny heartbeat interval", []string{"--heartbeat-interval", "10ms"}, nil, "from 100ms to half of it"},
+		{"tiny sticky timeout", []string{"--sticky-timeout", "0s"}, nil, "--sticky-timeout must be at least 100ms"},
 		{"unknown flag", []string{"--nope"}, nil, "flag provided but not defined: -nope: worker -h lists the flags"},
 		{"tls cert without key", []string{"--stream-tls-cert", "cert.pem"}, nil, "--stream-tls-cert and --stream-tls-key go together"},
 		{"tls key without cert", []string{"--stream-tls-key", "key.pem"}, nil, "--stream-tls-cert and --stream-tls-key go together"},
@@ -77,6 +82,10 @@ func TestLoadDefaultsAndEnvironment(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, cfg.Demo, "the demo runs only with --demo")
 	require.False(t, cfg.Embedded())
+	require.Equal(t, 5*time.Second, cfg.Workflow.ToolHeartbeat)
+	require.Equal(t, 5*time.Second, cfg.Workflow.ModelHeartbeat)
+	require.Equal(t, 2*time.Second, cfg.HeartbeatInterval)
+	require.Equal(t, 2*time.Second, cfg.StickyTimeout)
 	require.False(t, cfg.Verbose)
 }
 

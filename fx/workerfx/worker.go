@@ -41,6 +41,7 @@ type Activities struct {
 // ActivityParams are NewActivities' dependencies; live streams are optional.
 type ActivityParams struct {
 	fx.In
+	Config    configfx.Config
 	Client    client.Client
 	Providers providerfx.Providers
 	Tools     *tools.Registry
@@ -53,10 +54,12 @@ type ActivityParams struct {
 func NewActivities(p ActivityParams) (Activities, error) {
 	reader := activities.NewLogReader(activities.WorkflowLog{Client: p.Client}, 0)
 	reg := p.Tools
+	// Record at least as often as heartbeats are sent, so each carries news.
+	every := min(activities.DefaultHeartbeatEvery, p.Config.HeartbeatInterval)
 	a := Activities{
 		Model: &activities.Model{Providers: p.Providers.ByName, DefaultProvider: p.Providers.Default, Tools: reg, Log: reader,
-			Streams: p.Streams, StreamHooks: map[string]activities.StreamHook{}},
-		Tool: &activities.Tool{Runner: reg, Log: reader},
+			Streams: p.Streams, StreamHooks: map[string]activities.StreamHook{}, HeartbeatEvery: every},
+		Tool: &activities.Tool{Runner: reg, Log: reader, HeartbeatEvery: every},
 	}
 	for _, h := range p.StreamHooks {
 		a.Model.StreamHooks[h.Name] = h
@@ -130,7 +133,9 @@ func New(p Params) worker.Worker {
 		// alone: DeploymentOptions also records a deployment name, ~120
 		// bytes a turn, for versioning Tether does not use.
 		//lint:ignore SA1019 see above
-		BuildID: BuildID(),
+		BuildID:                      BuildID(),
+		MaxHeartbeatThrottleInterval: p.Config.HeartbeatInterval,
+		StickyScheduleToStartTimeout: p.Config.StickyTimeout,
 		OnFatalError: func(err error) {
 			p.Logger.Error("Worker failed", "error", err)
 			_ = p.Shutdowner.Shutdown(fx.ExitCode(1))

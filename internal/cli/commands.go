@@ -2,7 +2,9 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -97,6 +99,7 @@ func message(op send, name string) command {
 		fs := flag.NewFlagSet(name, flag.ContinueOnError)
 		noAck := fs.Bool("no-ack", false, "")
 		live := fs.Bool("stream", false, "")
+		id := fs.String("message-id", "", "")
 		pos, err := parse(fs, args, "ID", "MESSAGE")
 		if err != nil {
 			return err
@@ -105,12 +108,17 @@ func message(op send, name string) command {
 		if err != nil {
 			return err
 		}
-		var opts []agent.SendOption
+		opts := []agent.SendOption{agent.WithMessageID(eventlog.MessageID(*id))}
 		if !*noAck {
 			opts = append(opts, agent.Acknowledged())
 		}
 		ack, err := op(h, ctx, pos[1], opts...)
-		if err != nil {
+		switch {
+		case errors.Is(err, signals.ErrDuplicateID):
+			// A resend of a delivered message: delivered once, so success.
+			fmt.Fprintf(e.s.Err, "starter: message %s was already accepted; not delivered again\n", *id)
+			ack.MessageID = eventlog.MessageID(*id)
+		case err != nil:
 			return err
 		}
 		e.printf("%s\n", ack.MessageID)

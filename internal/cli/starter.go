@@ -40,10 +40,12 @@ commands:
                                    (--tools default current_time,calculate; read_file and
                                     list_files need a worker started with --workspace DIR;
                                     --approve: tools whose calls wait for approve/deny)
-  followup [--no-ack] ID MESSAGE   queue a message for a turn of its own (wakes the agent)
-  steer [--no-ack] ID MESSAGE      queue a message for the next step (wakes the agent)
-  inject [--no-ack] ID MESSAGE     queue a message for the next step (does not wake)
+  followup [--no-ack] [--message-id M] ID MESSAGE   queue a message for a turn of its own (wakes the agent)
+  steer [--no-ack] [--message-id M] ID MESSAGE      queue a message for the next step (wakes the agent)
+  inject [--no-ack] [--message-id M] ID MESSAGE     queue a message for the next step (does not wake)
                                    (--no-ack sends a signal instead of a validated update;
+                                    --message-id names the message, so sending it again is safe:
+                                    a message ID the agent already accepted is not delivered twice;
                                     --stream prints the model's tokens live until the agent is idle)
   cancel ID [--cause C] [--keep-inbox]
   status ID [--json]       idle/running, turn, step, both inbox lists, what it waits for, children
