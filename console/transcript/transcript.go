@@ -17,6 +17,8 @@ type Transcript struct {
 	Next int64
 	// Selection is the last model switch recorded, if any.
 	Selection *eventlog.Selection
+	// Children are the agent's child agents, in the order they started.
+	Children []*Child
 
 	prices signals.Prices
 	cur    *Block // where events go: the open turn, or the gap after a turn
@@ -58,6 +60,7 @@ func (t *Transcript) Apply(env eventlog.Envelope) (*Block, error) {
 		return nil, err
 	}
 	t.Next = env.Seq + 1
+	t.children(e)
 	b := t.apply(env, e)
 	if b != nil {
 		b.Last = env.Seq
