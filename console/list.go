@@ -30,6 +30,8 @@ type Row struct {
 	Turn      int64
 	Started   time.Time
 	Closed    time.Time
+	Waiting   string    // approval, answer or wait
+	WaitUntil time.Time // when its earliest wait ends
 }
 
 // Count is the number of agents with one status under the other filters.
@@ -122,7 +124,8 @@ func row(ex *workflowpb.WorkflowExecutionInfo) Row {
 	r := Row{ID: ex.GetExecution().GetWorkflowId(), RunID: ex.GetExecution().GetRunId(),
 		Status: attr[string](attrs, signals.AttrStatus), Model: attr[string](attrs, signals.AttrModel),
 		Parent: attr[string](attrs, signals.AttrParent), Turn: attr[int64](attrs, signals.AttrTurn),
-		Started: ex.GetStartTime().AsTime()}
+		Started: ex.GetStartTime().AsTime(), Waiting: attr[string](attrs, signals.AttrWaiting),
+		WaitUntil: attr[time.Time](attrs, signals.AttrWaitUntil)}
 	if ex.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 		r.Status, r.Execution, r.Closed = "closed", executionStatus(ex.GetStatus()), ex.GetCloseTime().AsTime()
 	}
@@ -140,3 +143,6 @@ func attr[T any](fields map[string]*commonpb.Payload, name string) T {
 // executionStatus names a closed execution's status for people:
 // "completed", "terminated", ...
 func executionStatus(s enumspb.WorkflowExecutionStatus) string { return strings.ToLower(s.String()) }
+
+// WaitingChoices are the waiting filter's values for the form.
+func (listView) WaitingChoices() []string { return WaitingChoices }

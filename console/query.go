@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/tetherdev/tether/signals"
 )
@@ -18,8 +20,17 @@ type Filter struct {
 	Parent string // TetherParent, exactly; "-" means agents without one
 	Turn   string // TetherTurn: "3", ">=3", "<10", ...
 	Prefix string // agent ID prefix
-	Page   string // visibility page token, base64url
+	// Waiting is TetherWaiting: approval, answer or wait; "any" for all
+	// three.
+	Waiting string
+	// Until keeps agents whose earliest wait ends by then (TetherWaitUntil),
+	// RFC 3339 or a browser's local date-time, read as UTC.
+	Until string
+	Page  string // visibility page token, base64url
 }
+
+// WaitingChoices are the values of the waiting filter.
+var WaitingChoices = []string{"approval", "answer", "wait"}
 
 // StatusChoice is one value of the list's status filter: a condition on
 // the workflow's execution status and Tether's status attribute. Waiting
@@ -41,14 +52,14 @@ var StatusChoices = []StatusChoice{
 func filterFrom(q url.Values) Filter {
 	get := func(k string) string { return strings.TrimSpace(q.Get(k)) }
 	return Filter{Status: get("status"), Model: get("model"), Parent: get("parent"), Turn: get("turn"),
-		Prefix: get("prefix"), Page: q.Get("page")}
+		Prefix: get("prefix"), Waiting: get("waiting"), Until: get("until"), Page: q.Get("page")}
 }
 
 // Values is f as URL parameters; page as given.
 func (f Filter) Values(page string) url.Values {
 	v := url.Values{}
 	for k, s := range map[string]string{"status": f.Status, "model": f.Model, "parent": f.Parent,
-		"turn": f.Turn, "prefix": f.Prefix, "page": page} {
+		"turn": f.Turn, "prefix": f.Prefix, "waiting": f.Waiting, "until": f.Until, "page": page} {
 		if s != "" {
 			v.Set(k, s)
 		}
@@ -97,7 +108,44 @@ func (f Filter) base() (string, error) {
 		}
 		conds = append(conds, "WorkflowId STARTS_WITH "+quote(f.Prefix))
 	}
-	return strings.Join(conds, " AND "), nil
+	waits, err := f.waits()
+	if err != nil {
+		return "", err
+	}
+	return strings.Join(append(conds, waits...), " AND "), nil
+}
+
+// waits are the conditions of the waiting and until filters.
+func (f Filter) waits() ([]string, error) {
+	var conds []string
+	switch {
+	case f.Waiting == "":
+	case f.Waiting == "any":
+		conds = append(conds, signals.AttrWaiting+" IS NOT NULL")
+	case slices.Contains(WaitingChoices, f.Waiting):
+		conds = append(conds, signals.AttrWaiting+" = "+quote(f.Waiting))
+	default:
+		return nil, fmt.Errorf("%w: waiting %q: want approval, answer, wait or any", errBadInput, f.Waiting)
+	}
+	if f.Until != "" {
+		t, err := untilTime(f.Until)
+		if err != nil {
+			return nil, err
+		}
+		conds = append(conds, signals.AttrWaitUntil+" <= "+quote(t.UTC().Format(time.RFC3339)))
+	}
+	return conds, nil
+}
+
+// untilTime reads the until filter: RFC 3339, or a date-time input's value
+// (no zone: UTC).
+func untilTime(s string) (time.Time, error) {
+	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04:05", "2006-01-02T15:04"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%w: until %q: want a date-time such as 2026-01-02T15:04 (UTC) or RFC 3339", errBadInput, s)
 }
 
 // Query is the visibility query of f.
