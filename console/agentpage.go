@@ -23,6 +23,14 @@ type statusView struct {
 	Total       transcript.Usage
 	Selection   *eventlog.Selection
 	FromHistory bool
+	// Parent and Children are the agent's tree, one level each way.
+	Parent   string
+	Children []childRow
+	// Forms says the panel carries the decision forms; CSRF is the
+	// session's token, "" in the live feed's shared panel, where the
+	// page's script fills in its own (and drops the forms for a reader).
+	Forms bool
+	CSRF  string
 }
 
 type agentView struct {
@@ -56,6 +64,13 @@ func (s *Server) agentPage(w http.ResponseWriter, r *http.Request) {
 		Done: r.URL.Query().Get("done"),
 		Status: statusView{ID: id, Live: !snap.Closed, Closed: snap.Closed, Status: snap.Status, Total: tr.Total,
 			Selection: tr.Selection, FromHistory: snap.FromHistory}}
+	if snap.Options != nil {
+		v.Status.Parent = snap.Options.Parent
+	}
+	v.Status.Children = s.tree(r.Context(), id, tr)
+	if sess := s.session(r); sess.Operator && !snap.Closed {
+		v.Status.Forms, v.Status.CSRF = true, sess.CSRF
+	}
 	if snap.StatusErr != nil {
 		v.Status.Err = snap.StatusErr.Error()
 	}

@@ -23,6 +23,7 @@ var errorKinds = []struct {
 	{signals.ErrDisposed, http.StatusConflict, "disposed"},
 	{signals.ErrDuplicateID, http.StatusConflict, "duplicate_id"},
 	{signals.ErrAlreadyIdle, http.StatusConflict, "already_idle"},
+	{signals.ErrNoSuchDecision, http.StatusConflict, "no_such_decision"},
 	{signals.ErrContinuing, http.StatusServiceUnavailable, "continuing"},
 	{signals.ErrEmptyMessage, http.StatusBadRequest, "empty_message"},
 	{signals.ErrMessageTooLarge, http.StatusRequestEntityTooLarge, "message_too_large"},

@@ -50,6 +50,7 @@ type feed struct {
 	closed bool // the agent's workflow has ended
 	tr     *transcript.Transcript
 	status []byte
+	parent string // the agent's parent, from its options
 	live   liveCall
 	subs   map[chan frame]struct{}
 }
@@ -156,8 +157,11 @@ func (f *feed) start() bool {
 	var tr *transcript.Transcript
 	if err == nil {
 		prices := signals.Prices{}
-		if o := f.s.options(f.ctx, f.h.ID); o != nil && o.Budget != nil {
-			prices = o.Budget.Prices
+		if o := f.s.options(f.ctx, f.h.ID); o != nil {
+			f.parent = o.Parent // before any status renders; read under f.mu after
+			if o.Budget != nil {
+				prices = o.Budget.Prices
+			}
 		}
 		tr, err = transcript.Build(log, prices)
 	}
@@ -263,7 +267,7 @@ func (f *feed) blockFrame(b *transcript.Block) frame {
 func (f *feed) statusJSON(tr *transcript.Transcript) []byte {
 	ctx, cancel := context.WithTimeout(f.ctx, f.s.o.QueryTimeout)
 	defer cancel()
-	v := statusView{ID: f.h.ID, Live: true}
+	v := statusView{ID: f.h.ID, Live: true, Forms: true}
 	if st, err := f.h.Status(ctx); err != nil {
 		v.Err = err.Error()
 	} else {
@@ -271,8 +275,14 @@ func (f *feed) statusJSON(tr *transcript.Transcript) []byte {
 	}
 	if tr != nil {
 		f.mu.Lock()
-		v.Total, v.Selection = tr.Total, tr.Selection
+		v.Total, v.Selection, v.Parent = tr.Total, tr.Selection, f.parent
+		kids := &transcript.Transcript{Children: make([]*transcript.Child, len(tr.Children))}
+		for i, c := range tr.Children {
+			cp := *c
+			kids.Children[i] = &cp
+		}
 		f.mu.Unlock()
+		v.Children = f.s.tree(ctx, f.h.ID, kids)
 	}
 	html, err := f.s.partial("status", v)
 	if err != nil {

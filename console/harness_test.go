@@ -82,10 +82,11 @@ func newEnv(t *testing.T, o envOptions) *env {
 }
 
 // startWorker runs the agent worker: the scripted model at wordDelay a
-// word, the calculator, an echo tool and the gate.
+// word, the calculator, an echo tool, the gate and the loop's own tools
+// (spawn_agent, ask_human, wait).
 func (e *env) startWorker(wordDelay time.Duration) {
 	e.t.Helper()
-	reg, err := tools.NewRegistry(tools.Calculator(), echoTool(), e.gate.tool())
+	reg, err := tools.NewRegistry(append([]tools.Tool{tools.Calculator(), echoTool(), e.gate.tool()}, tools.LoopTools()...)...)
 	require.NoError(e.t, err)
 	e.hub = stream.NewHub(stream.HubOptions{})
 	hubSrv := httptest.NewServer(e.hub.Handler())

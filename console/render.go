@@ -118,6 +118,7 @@ var funcs = template.FuncMap{
 	"pct":        pct,
 	"sub":        func(a, b float64) float64 { return a - b },
 	"ago":        ago,
+	"since":      since,
 	"stamp":      func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
 	"iso":        func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 	"join":       strings.Join,
@@ -172,16 +173,21 @@ func ago(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
-	d := time.Since(t).Round(time.Second)
+	return since(t) + " ago"
+}
+
+// since is the time since t for people: "12s", "3m", "5h", "2d".
+func since(t time.Time) string {
+	d := max(time.Since(t).Round(time.Second), 0)
 	switch {
 	case d < time.Minute:
-		return strconv.Itoa(int(d.Seconds())) + "s ago"
+		return strconv.Itoa(int(d.Seconds())) + "s"
 	case d < time.Hour:
-		return strconv.Itoa(int(d.Minutes())) + "m ago"
+		return strconv.Itoa(int(d.Minutes())) + "m"
 	case d < 48*time.Hour:
-		return strconv.Itoa(int(d.Hours())) + "h ago"
+		return strconv.Itoa(int(d.Hours())) + "h"
 	}
-	return strconv.Itoa(int(d.Hours()/24)) + "d ago"
+	return strconv.Itoa(int(d.Hours()/24)) + "d"
 }
 
 // pathOf is the path and query of a URL (a Referer), "" when it has none.

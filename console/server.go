@@ -142,6 +142,9 @@ func (s *Server) routes() {
 	m.Handle("POST /agents/{id}/cancel", s.operator(s.cancel))
 	m.Handle("POST /agents/{id}/dispose", s.operator(s.dispose))
 	m.Handle("POST /agents/{id}/model", s.operator(s.selectModel))
+	for what := range decisions {
+		m.Handle("POST /agents/{id}/"+what, s.operator(s.decide(what)))
+	}
 	s.mux = m
 }
 

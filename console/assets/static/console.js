@@ -7,32 +7,35 @@
   const $ = (id) => document.getElementById(id);
 
   // Action forms answer JSON: the server's typed error, or what was done.
-  document.querySelectorAll('form[data-act]').forEach((form) => {
-    form.addEventListener('submit', async (ev) => {
-      ev.preventDefault();
-      if (form.dataset.confirm && !window.confirm(form.dataset.confirm)) return;
-      const body = new FormData(form, ev.submitter);
-      const out = form.querySelector('.result') || $('result');
-      show(out, 'pending', 'sending…');
-      try {
-        const resp = await fetch(form.action, {
-          method: 'POST',
-          body: new URLSearchParams(body),
-          headers: { Accept: 'application/json', 'X-CSRF-Token': body.get('csrf') || '' },
-          credentials: 'same-origin',
-        });
-        const data = await resp.json();
-        if (!resp.ok) {
-          show(out, 'error', `${data.error} (${data.code})`);
-          return;
-        }
-        show(out, 'ok', done(data));
-        if (data.url) window.location.assign(data.url);
-        if (form.dataset.act === 'message') form.querySelector('textarea').value = '';
-      } catch (e) {
-        show(out, 'error', String(e));
+  // Listening on the document also serves the forms the live feed brings
+  // (decision cards), whose button may name its own action (Deny).
+  document.addEventListener('submit', async (ev) => {
+    const form = ev.target.closest('form[data-act]');
+    if (!form) return;
+    ev.preventDefault();
+    if (form.dataset.confirm && !window.confirm(form.dataset.confirm)) return;
+    const body = new FormData(form, ev.submitter);
+    const action = (ev.submitter && ev.submitter.getAttribute('formaction')) || form.action;
+    const out = form.querySelector('.result') || $('result');
+    show(out, 'pending', 'sending…');
+    try {
+      const resp = await fetch(action, {
+        method: 'POST',
+        body: new URLSearchParams(body),
+        headers: { Accept: 'application/json', 'X-CSRF-Token': body.get('csrf') || '' },
+        credentials: 'same-origin',
+      });
+      const data = await resp.json();
+      if (!resp.ok) {
+        show(out, 'error', `${data.error} (${data.code})`);
+        return;
       }
-    });
+      show(out, 'ok', done(data));
+      if (data.url) window.location.assign(data.url);
+      if (form.dataset.act === 'message') form.querySelector('textarea').value = '';
+    } catch (e) {
+      show(out, 'error', String(e));
+    }
   });
 
   function show(el, cls, text) {
@@ -48,6 +51,8 @@
       case 'model': return `model switch to ${d.model} requested`;
       case 'cancel': return 'cancel requested';
       case 'dispose': return 'disposed';
+      case 'approve': case 'deny': return `${d.done} recorded for ${d.call_id} (log #${d.seq})`;
+      case 'answer': return `answer recorded for ${d.call_id} (log #${d.seq})`;
       default: return d.done;
     }
   }
@@ -91,9 +96,33 @@
   es.onopen = () => conn('live', 'ok');
   es.onerror = () => { if (es.readyState !== EventSource.CLOSED) conn('reconnecting…', 'warn'); };
   es.addEventListener('block', (ev) => { const d = JSON.parse(ev.data); replace(d.id, d.html); });
+  // The feed's panel is the same for every viewer: the page gives its
+  // decision forms this session's token, or drops them for a reader.
+  function ownForms(scope) {
+    scope.querySelectorAll('form.decide').forEach((f) => {
+      if (!root.dataset.csrf) { f.remove(); return; }
+      f.querySelector('input[name=csrf]').value = root.dataset.csrf;
+    });
+  }
+
+  // How long each card has waited, kept current between feed events.
+  setInterval(() => {
+    document.querySelectorAll('time[data-since]').forEach((t) => {
+      const s = Math.max(0, Math.round((Date.now() - Date.parse(t.dataset.since)) / 1000));
+      t.textContent = s < 60 ? `${s}s` : s < 3600 ? `${Math.floor(s / 60)}m` : s < 172800 ? `${Math.floor(s / 3600)}h` : `${Math.floor(s / 86400)}d`;
+    });
+  }, 1000);
+
   es.addEventListener('status', (ev) => {
     const d = JSON.parse(ev.data);
+    // A card being written in keeps its text across the refresh.
+    const typed = new Map([...document.querySelectorAll('#status form.decide textarea')].map((t) => [t.closest('form').querySelector('[name=call_id]').value, t.value]));
     $('status').innerHTML = d.html;
+    ownForms($('status'));
+    $('status').querySelectorAll('form.decide').forEach((f) => {
+      const v = typed.get(f.querySelector('[name=call_id]').value);
+      if (v) f.querySelector('textarea').value = v;
+    });
     root.dataset.seq = ev.lastEventId;
     root.classList.toggle('running', d.running);
   });
