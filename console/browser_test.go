@@ -1,7 +1,9 @@
 package console
 
 import (
+	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tetherdev/tether/internal/browsertest"
+	"github.com/tetherdev/tether/signals"
 )
 
 // docs is where the browser test leaves its screenshots for the README.
@@ -44,8 +47,9 @@ func navigating(err error) bool {
 
 // The console in a real browser: log in, start an agent, watch its tokens
 // arrive, get a typed error, cancel a turn in flight, reload mid-turn and
-// find nothing lost.
-func TestBrowserWatchesTokensCancelsATurnAndLosesNothingOnReload(t *testing.T) {
+// find nothing lost; then approve a pending call, see a child appear in the
+// tree and finish, and reload while it runs.
+func TestBrowserWatchesTokensApprovesACallFollowsAChildCancelsATurnAndLosesNothingOnReload(t *testing.T) {
 	e := newEnv(t, envOptions{wordDelay: 60 * time.Millisecond, console: Options{Token: testToken}})
 	b := browsertest.New(t)
 	do := func(steps ...chromedp.Action[chromedp.Void]) {
@@ -137,4 +141,48 @@ func TestBrowserWatchesTokensCancelsATurnAndLosesNothingOnReload(t *testing.T) {
 
 	do(chromedp.Navigate(e.web.URL+"/agents"), chromedp.WaitVisible(css(`#agents tr[data-agent="browser"]`)))
 	browsertest.Screenshot(t, b, filepath.Join(docs, "console-list.png"))
+
+	orchestrate(t, e, b, do, wait, eval)
+}
+
+// orchestrate drives the people-and-children part of the browser test.
+func orchestrate(t *testing.T, e *env, b context.Context, do func(...chromedp.Action[chromedp.Void]), wait func(string), eval func(string) string) {
+	css := func(s string) chromedp.CSS { return chromedp.CSS(s) }
+	ctx := ctxT(t, 2*time.Minute)
+	e.create(ctx, "orchestrator", `/tool echo {"text":"deploy v2 to production"}`, signals.AgentOptions{
+		Tools: []string{"echo", signals.SpawnTool}, Approval: &signals.ApprovalPolicy{Tools: []string{"echo"}}})
+	do(chromedp.Navigate(e.web.URL + "/agents/orchestrator"))
+
+	// The card shows the call and its arguments; approving it runs the call.
+	wait(`!!document.querySelector('#status .card.pending form.decide button.approve')`)
+	card := eval(`document.querySelector('#status .card.pending').innerText`)
+	require.Contains(t, card, "echo")
+	require.Contains(t, card, `{"text":"deploy v2 to production"}`)
+	require.Contains(t, card, "waiting")
+	require.NotEmpty(t, eval(`document.querySelector('#status form.decide input[name=csrf]').value`), "the live card carries the session's token")
+	eval(`(window.scrollTo(0, 0), "")`)
+	browsertest.Screenshot(t, b, filepath.Join(docs, "console-approval.png"))
+	do(chromedp.SetValue(css("#status form.decide textarea"), "checked the diff"), chromedp.Click(css("#status form.decide button.approve")))
+	wait(`!document.querySelector('#status .card.pending')`)
+	wait(`(() => { const t = document.getElementById('turn-1'); return !!t && t.innerText.includes('echo: deploy v2 to production'); })()`)
+	wait(`document.getElementById('status-chip').textContent === 'idle'`)
+
+	// A child appears in the tree; reloaded while it runs, the page still
+	// shows it; it finishes and reports.
+	do(chromedp.SetValue(css("#message-form textarea"), `/tool spawn_agent {"task":"/say `+sentence("d", 60)+`","mode":"wait"}`),
+		chromedp.Click(css("#send-followup")))
+	wait(`!!document.querySelector('#children li[data-child]')`)
+	child := eval(`document.querySelector('#children li[data-child]').dataset.child`)
+	do(chromedp.Reload())
+	wait(`!!document.querySelector('#children li[data-child="` + child + `"]')`)
+	wait(`document.querySelector('#children li[data-child]').innerText.includes('1 reported')`)
+	wait(`document.getElementById('status-chip').textContent === 'idle'`)
+	require.Contains(t, eval(`document.getElementById('transcript').innerText`), sentence("d", 60), "the child's answer is the spawn call's result")
+	browsertest.Screenshot(t, b, filepath.Join(docs, "console-tree.png"))
+
+	// The child's page links back to its parent.
+	do(chromedp.Click(css(`#children li[data-child] a`)))
+	wait(`location.pathname === "/agents/` + url.PathEscape(child) + `"`)
+	wait(`!!document.getElementById('parent-link')`)
+	require.Equal(t, "orchestrator", eval(`document.getElementById('parent-link').textContent`))
 }
