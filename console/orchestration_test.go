@@ -58,6 +58,22 @@ func toolResult(t *testing.T, ctx context.Context, h *agent.Handle, call string)
 	return eventlog.ToolResult{}
 }
 
+// decisionMade returns the decision on call in h's log.
+func decisionMade(t *testing.T, ctx context.Context, h *agent.Handle, call string) eventlog.DecisionMade {
+	t.Helper()
+	log, err := h.Log(ctx)
+	require.NoError(t, err)
+	for _, env := range log {
+		e, err := eventlog.Decode(env)
+		require.NoError(t, err)
+		if d, ok := e.(eventlog.DecisionMade); ok && d.CallID == call {
+			return d
+		}
+	}
+	t.Fatalf("no decision on %s", call)
+	return eventlog.DecisionMade{}
+}
+
 func section(t *testing.T, body, id string) string {
 	t.Helper()
 	i := strings.Index(body, `id="`+id+`"`)
@@ -82,6 +98,8 @@ func TestAnApprovalCardShowsTheToolItsArgumentsAndTheWaitAndApprovingRunsTheCall
 	require.Equal(t, http.StatusOK, r.Status, r.Body)
 	require.Equal(t, p.CallID, r.JSON(t)["call_id"])
 	require.Equal(t, "echo: send it", toolResult(t, ctx, h, p.CallID).Content)
+	made := decisionMade(t, ctx, h, p.CallID)
+	require.Equal(t, eventlog.DecisionMade{CallID: p.CallID, Approved: true, Decider: "console", Text: "looks right"}, made)
 	require.NotContains(t, e.get("/agents/asks").Body, `id="pending-`, "a decided call leaves no card")
 
 	again := e.act("/agents/asks/approve", url.Values{"call_id": {p.CallID}})
@@ -139,6 +157,7 @@ func TestADenialNeedsABoundedReasonWhichTheModelReads(t *testing.T) {
 	res := toolResult(t, ctx, h, p.CallID)
 	require.True(t, res.IsError)
 	require.Contains(t, res.Content, "never on prod")
+	require.Equal(t, "console", decisionMade(t, ctx, h, p.CallID).Decider)
 }
 
 func TestAQuestionIsAnsweredFromItsCardAndAnAnswerWithoutOneIsRefused(t *testing.T) {
@@ -158,6 +177,7 @@ func TestAQuestionIsAnsweredFromItsCardAndAnAnswerWithoutOneIsRefused(t *testing
 	require.Equal(t, http.StatusOK, r.Status, r.Body)
 	require.Equal(t, "answer", r.JSON(t)["done"])
 	require.Contains(t, toolResult(t, ctx, h, p.CallID).Content, "teal")
+	require.Equal(t, "console", decisionMade(t, ctx, h, p.CallID).Decider)
 
 	none := e.act("/agents/curious/answer", url.Values{"call_id": {p.CallID}, "text": {"again"}})
 	require.Equal(t, http.StatusConflict, none.Status, none.Body)
@@ -170,9 +190,13 @@ func TestAQuestionIsAnsweredFromItsCardAndAnAnswerWithoutOneIsRefused(t *testing
 func TestAReadOnlyConsoleShowsCardsButRefusesDecisions(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	ctx := ctxT(t, time.Minute)
-	h, p := e.approvalAgent(ctx, "watched", "x")
+	h := e.create(ctx, "watched", `/tool echo {"text":"x"}`, signals.AgentOptions{Tools: []string{"echo"},
+		Approval: &signals.ApprovalPolicy{Tools: []string{"echo"}, Timeout: time.Hour}})
+	p := pending(t, ctx, h)
 	card := section(t, e.get("/agents/watched").Body, "pending-"+p.CallID)
-	require.NotContains(t, card[:strings.Index(card, "</article>")], "<form")
+	card = card[:strings.Index(card, "</article>")]
+	require.NotContains(t, card, "<form")
+	require.Contains(t, card, "decided by policy at "+p.Deadline.UTC().Format("2006-01-02 15:04:05 UTC"))
 	for _, what := range []string{"approve", "deny", "answer"} {
 		r := e.act("/agents/watched/"+what, url.Values{"call_id": {p.CallID}, "text": {"x"}})
 		require.Equal(t, http.StatusForbidden, r.Status, r.Body)
