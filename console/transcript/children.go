@@ -27,6 +27,10 @@ func (t *Transcript) children(e eventlog.Event) {
 		if c := t.Child(e.ChildID); c != nil {
 			c.Ended = e.Status
 		}
+	case eventlog.DecisionRequested:
+		if e.Kind == eventlog.NeedAnswer {
+			t.questions[e.CallID] = true
+		}
 	}
 }
 

@@ -30,6 +30,11 @@ func (t *Transcript) item(env eventlog.Envelope, e eventlog.Event) *Block {
 			it.Text += ": " + Clip(c, 200)
 			delete(t.inbox, e.MessageID)
 		}
+	case eventlog.DecisionMade:
+		it.Kind, it.Text, it.Class = KindNote, note(e), noteClass(e)
+		if t.questions[e.CallID] {
+			it.Text, it.Class = answerNote(e), ""
+		}
 	default:
 		it.Kind, it.Text, it.Class = KindNote, note(e), noteClass(e)
 		if ms, ok := e.(eventlog.ModelSelected); ok {
@@ -58,13 +63,24 @@ func note(e eventlog.Event) string {
 		}
 		return fmt.Sprintf("maintenance %s done: context ~%d → ~%d tokens", e.Task, e.Before, e.After)
 	}
+	if s := orchestrationNote(e); s != "" {
+		return s
+	}
 	return string(e.Type())
 }
 
 func noteClass(e eventlog.Event) string {
 	switch e := e.(type) {
-	case eventlog.TurnCanceling, eventlog.AgentDisposing:
+	case eventlog.TurnCanceling, eventlog.AgentDisposing, eventlog.DecisionRequested:
 		return "warn"
+	case eventlog.DecisionMade:
+		if !e.Approved {
+			return "warn"
+		}
+	case eventlog.ChildSettled:
+		if e.Error != "" {
+			return "error"
+		}
 	case eventlog.MaintenanceDone:
 		if e.Error != "" {
 			return "error"

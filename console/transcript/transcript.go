@@ -25,11 +25,14 @@ type Transcript struct {
 	step   *Step  // the open step of cur
 	calls  map[string]*Call
 	inbox  map[eventlog.MessageID]string // contents of pending messages
+	// questions are the ask_human calls, so their decision reads as an
+	// answer.
+	questions map[string]bool
 }
 
 // New returns an empty transcript that prices usage at p (zero: no cost).
 func New(p signals.Prices) *Transcript {
-	return &Transcript{prices: p, calls: map[string]*Call{}, inbox: map[eventlog.MessageID]string{}}
+	return &Transcript{prices: p, calls: map[string]*Call{}, inbox: map[eventlog.MessageID]string{}, questions: map[string]bool{}}
 }
 
 // Build folds a whole log.
