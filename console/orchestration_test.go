@@ -280,3 +280,33 @@ func TestTheTreeListsChildrenWithTheirReportsAndLinksBothWaysLiveAndOnResume(t *
 	require.NoError(t, json.Unmarshal([]byte(got[len(got)-1].Data), &st))
 	require.Contains(t, st.HTML, `data-child="`+child+`"`)
 }
+
+func TestACardArrivesLiveAndLeavesWhenTheCallIsDecided(t *testing.T) {
+	e := operatorEnv(t)
+	ctx := ctxT(t, time.Minute)
+	h := e.create(ctx, "live-card", "/say first", signals.AgentOptions{Tools: []string{"echo"},
+		Approval: &signals.ApprovalPolicy{Tools: []string{"echo"}}})
+	_, err := h.WaitIdle(ctx)
+	require.NoError(t, err)
+	events := e.stream(ctx, "live-card", nil, "?from=0")
+	until(t, ctx, events, func(ev sse) bool { return ev.Event == "status" })
+
+	_, err = h.Followup(ctx, `/tool echo {"text":"live"}`)
+	require.NoError(t, err)
+	var html string
+	until(t, ctx, events, func(ev sse) bool {
+		var st struct{ HTML string }
+		require.NoError(t, json.Unmarshal([]byte(ev.Data), &st))
+		html = st.HTML
+		return ev.Event == "status" && strings.Contains(html, `class="card pending"`)
+	})
+	require.Contains(t, html, `<form method="post" action="/agents/live-card/approve"`, "the feed's card has the form")
+	require.Contains(t, html, `name="csrf" value=""`, "with no session's token: the page fills in its own")
+	p := pending(t, ctx, h)
+	require.Equal(t, http.StatusOK, e.act("/agents/live-card/approve", url.Values{"call_id": {p.CallID}}).Status)
+	until(t, ctx, events, func(ev sse) bool {
+		var st struct{ HTML string }
+		require.NoError(t, json.Unmarshal([]byte(ev.Data), &st))
+		return ev.Event == "status" && !strings.Contains(st.HTML, `class="card pending"`)
+	})
+}
