@@ -2,8 +2,10 @@
 // browser. It lists agents with server-side filters over Tether's search
 // attributes, shows an agent's conversation from its session log (turns,
 // steps, tool calls and results, retries, compaction, errors, usage, cost
-// and latency) with the tokens of the model call in flight, and acts on it
-// through the same validated operations the Go client uses.
+// and latency) with the tokens of the model call in flight, the calls that
+// wait for a person, its durable waits and its tree of agents, and acts on
+// it (messages, cancel, model, dispose, approve, deny, answer) through the
+// same validated operations the Go client uses.
 //
 // It talks to Temporal only through the Go client: package agent for
 // agents, the visibility API for lists, projection to read a log from
@@ -27,5 +29,7 @@
 //
 // Invariants: one feed follows an agent for all of its viewers while any
 // watch it; a page and its live updates are rendered from the same fold
-// (package transcript), so a block's HTML depends only on the log.
+// (package transcript), so a block's HTML depends only on the log; the
+// status panel is the same for every viewer, so it holds no session's
+// token (the page's script supplies its own to the decision forms).
 package console

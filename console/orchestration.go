@@ -22,6 +22,17 @@ type childRow struct {
 	Turn   int64
 }
 
+// Chip is the CSS class of the child's status: its first word.
+func (c childRow) Chip() string {
+	if c.Status == "" {
+		return "unknown"
+	}
+	if i := strings.IndexAny(c.Status, ": "); i > 0 {
+		return c.Status[:i]
+	}
+	return c.Status
+}
+
 // tree joins the children of the parent's log with their rows in
 // visibility. A visibility failure leaves status and turn out, never the
 // child: the log is the record of which children there are.

@@ -310,3 +310,10 @@ func TestACardArrivesLiveAndLeavesWhenTheCallIsDecided(t *testing.T) {
 		return ev.Event == "status" && !strings.Contains(st.HTML, `class="card pending"`)
 	})
 }
+
+func TestAChildsChipIsTheFirstWordOfItsStatus(t *testing.T) {
+	for status, chip := range map[string]string{"": "unknown", "running": "running",
+		"disposed: answered its parent": "disposed", "failed": "failed"} {
+		require.Equal(t, chip, childRow{Status: status}.Chip(), status)
+	}
+}
