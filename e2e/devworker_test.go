@@ -15,6 +15,7 @@ import (
 	"github.com/tetherdev/tether/activities/tools"
 	"github.com/tetherdev/tether/fx/codecfx"
 	"github.com/tetherdev/tether/fx/configfx"
+	"github.com/tetherdev/tether/fx/consolefx"
 	"github.com/tetherdev/tether/fx/tetherfx"
 	"github.com/tetherdev/tether/fx/toolfx"
 	"github.com/tetherdev/tether/internal/devserver"
@@ -29,6 +30,8 @@ type devWorker struct {
 	dc    converter.DataConverter
 	srv   *devserver.Server
 	codec codecfx.Endpoint // zero without a codec server
+	// console is the web console's endpoint, zero without one.
+	console consolefx.Endpoint
 }
 
 // startDevWorker runs the worker for args and env, with extra tools
@@ -45,6 +48,9 @@ func startDevWorker(t *testing.T, args []string, env map[string]string, extra ..
 	}
 	if cfg.Codec.Addr != "" {
 		opts = append(opts, fx.Populate(&w.codec))
+	}
+	if cfg.Console.Addr != "" {
+		opts = append(opts, fx.Populate(&w.console))
 	}
 	w.app = fx.New(opts...)
 	require.NoError(t, w.app.Err())

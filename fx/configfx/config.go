@@ -55,6 +55,7 @@ type Config struct {
 	Tools    ToolsConfig
 	Workflow workflows.Config
 	Codec    CodecConfig
+	Console  ConsoleConfig
 	// HeartbeatInterval is the most time between two heartbeat RPCs of one
 	// running model or tool call (the worker's MaxHeartbeatThrottleInterval):
 	// each costs one request to the server (and one billable action on
@@ -132,6 +133,7 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 	if fs.NArg() > 0 {
 		return Config{}, fmt.Errorf("unexpected arguments %q: the worker takes flags only (worker -h lists them)", fs.Args())
 	}
+	c.resolveConsole(fs, env)
 	if !p.demo {
 		c.Demo = ""
 	}
@@ -197,6 +199,7 @@ func flags(c *Config, env func(string) string) (*flag.FlagSet, *pending) {
 	fs.IntVar(&c.Workflow.MaxRunTurns, "max-run-turns", 0, "continue an agent as new after this many turns in one run (0: when Temporal suggests)")
 	fs.IntVar(&c.Workflow.MaxRunEvents, "max-run-events", 0, "continue an agent as new once its run has this many history events (0: when Temporal suggests)")
 	fs.StringVar(&p.mcpConfig, "mcp-config", env(EnvMCPConfig), "JSON file of the MCP servers whose tools agents may enable (README: MCP tools)")
+	fs.StringVar(&c.Console.Addr, "console-addr", DefaultConsoleAddr, "address of the web console --dev serves beside the Web UI (empty: none; "+EnvConsoleToken+" enables actions)")
 	p.codec.register(fs, env, &c.Codec)
 	telemetryFlags(fs, &c.Telemetry, env)
 	return fs, p
@@ -263,6 +266,7 @@ func (c Config) Validate() error {
 	}
 	errs = append(errs, c.validateCodec()...)
 	errs = append(errs, c.Telemetry.validate()...)
+	errs = append(errs, c.validateConsole()...)
 	return errors.Join(append(errs, c.Stream.validate()...)...)
 }
 

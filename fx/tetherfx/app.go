@@ -12,6 +12,7 @@ import (
 
 	"github.com/tetherdev/tether/fx/codecfx"
 	"github.com/tetherdev/tether/fx/configfx"
+	"github.com/tetherdev/tether/fx/consolefx"
 	"github.com/tetherdev/tether/fx/demofx"
 	"github.com/tetherdev/tether/fx/devserverfx"
 	"github.com/tetherdev/tether/fx/mcpfx"
@@ -55,6 +56,9 @@ func Worker(cfg configfx.Config, logs io.Writer) fx.Option {
 	}
 	if len(cfg.MCP.Servers) > 0 {
 		opts = append(opts, mcpfx.Module)
+	}
+	if cfg.Console.Addr != "" {
+		opts = append(opts, consolefx.Module)
 	}
 	return fx.Options(opts...)
 }

@@ -42,6 +42,8 @@ func TestWorkerAppValidatesInEveryMode(t *testing.T) {
 		"telemetry":         {args: []string{"--otlp-endpoint", "http://127.0.0.1:4318", "--metrics-addr", "127.0.0.1:0"}},
 		"telemetry on grpc": {args: []string{"--otlp-endpoint", "http://127.0.0.1:4317", "--otlp-protocol", "grpc"}},
 		"mcp servers":       {args: []string{"--mcp-config", mcpConfig(t)}},
+		"dev console operator": {args: []string{"--dev", "--data-dir", t.TempDir(), "--console-addr", "127.0.0.1:0"},
+			env: map[string]string{configfx.EnvConsoleToken: "an-operator-token-of-some-length"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -28,6 +28,7 @@ var commands = map[string]command{
 	"log":      reader("log", showLog),
 	"dispose":  dispose,
 	"compact":  compact,
+	"console":  serveConsole,
 	"ls":       list,
 	"approve":  decision("approve", (*agent.Handle).Approve),
 	"deny":     decision("deny", (*agent.Handle).Deny),

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"time"
 
@@ -61,6 +62,9 @@ commands:
   approve ID CALL [--reason R] [--by NAME]   let a call that waits for approval run
   deny ID CALL --reason R [--by NAME]        refuse it; the model reads the reason
   answer ID CALL ANSWER [--by NAME]          answer an ask_human question
+  console [--addr HOST:PORT] [--temporal-ui URL]
+                           serve the web console (default 127.0.0.1:8280) until interrupted;
+                           read-only unless TETHER_CONSOLE_TOKEN is set
 
 connection flags (defaults from TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, profiles):
   --address HOST:PORT  --namespace NS  --task-queue Q  -v|--verbose (whole errors)
@@ -128,25 +132,27 @@ func (s Starter) run(ctx context.Context, g global) error {
 		return &startup.Error{Problem: "cannot use --stream-ca " + g.streamCA + " (" + err.Error() + ")",
 			Fix: "point it at a PEM file of CA certificates, or leave it out to trust the system's roots", Err: err}
 	}
-	c, dc, err := s.connect(ctx, g.address, g.namespace)
+	c, dc, ns, err := s.connect(ctx, g.address, g.namespace)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
 	agents := agent.New(c, g.taskQueue, agent.WithDataConverter(dc), agent.WithStreamClient(streams))
-	return cmd(ctx, env{s: s, agents: agents}, g.args)
+	return cmd(ctx, env{s: s, agents: agents, conn: conn{c: c, dc: dc, namespace: ns, taskQueue: g.taskQueue, streams: streams}},
+		g.args)
 }
 
 // connect dials Temporal with the data converter the worker uses: local
-// codec keys, else the profile's remote codec, else the default.
-func (s Starter) connect(ctx context.Context, address, namespace string) (client.Client, converter.DataConverter, error) {
+// codec keys, else the profile's remote codec, else the default. It returns
+// the namespace it connected to.
+func (s Starter) connect(ctx context.Context, address, namespace string) (client.Client, converter.DataConverter, string, error) {
 	keys, err := s.codecKeys()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
 	opts, err := envconfig.LoadClientOptions(envconfig.LoadClientOptionsRequest{IncludeRemoteCodec: true})
 	if err != nil {
-		return nil, nil, &startup.Error{Problem: "cannot load the Temporal client configuration (" + err.Error() + ")",
+		return nil, nil, "", &startup.Error{Problem: "cannot load the Temporal client configuration (" + err.Error() + ")",
 			Fix: "check TEMPORAL_* variables and temporal.toml", Err: err}
 	}
 	if address != "" {
@@ -158,17 +164,20 @@ func (s Starter) connect(ctx context.Context, address, namespace string) (client
 	if namespace != "" {
 		opts.Namespace = namespace
 	}
+	if opts.Namespace == "" {
+		opts.Namespace = client.DefaultNamespace
+	}
 	dc, err := codec.Configure(&opts, keys)
 	if err != nil {
-		return nil, nil, badKeys(err)
+		return nil, nil, "", badKeys(err)
 	}
 	dctx, cancel := context.WithTimeout(ctx, dialTimeout)
 	defer cancel()
 	c, err := s.Dial(dctx, opts)
 	if err != nil {
-		return nil, nil, startup.Dial(opts.HostPort, err, NoServerFix)
+		return nil, nil, "", startup.Dial(opts.HostPort, err, NoServerFix)
 	}
-	return c, dc, nil
+	return c, dc, opts.Namespace, nil
 }
 
 // codecKeys loads the worker's codec keys from the environment, if any.
@@ -193,6 +202,17 @@ func badKeys(err error) error {
 type env struct {
 	s      Starter
 	agents *agent.Client
+	conn   conn
+}
+
+// conn is the connection the agents client was made over, for commands
+// that need more than agents (the console lists them).
+type conn struct {
+	c         client.Client
+	dc        converter.DataConverter
+	namespace string
+	taskQueue string
+	streams   *http.Client
 }
 
 func (e env) printf(format string, args ...any) { fmt.Fprintf(e.s.Out, format, args...) }

@@ -1,0 +1,86 @@
+package console
+
+import (
+	"net/http"
+	"net/url"
+
+	"github.com/tetherdev/tether/console/transcript"
+	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/signals"
+)
+
+// WindowBlocks is the number of latest blocks an agent page shows before
+// "show all".
+const WindowBlocks = 40
+
+// statusView is the status panel, on the page and in live updates.
+type statusView struct {
+	ID          string
+	Live        bool // the panel is kept current by the live feed
+	Closed      bool
+	Status      *signals.StatusView
+	Err         string
+	Total       transcript.Usage
+	Selection   *eventlog.Selection
+	FromHistory bool
+	// Parent and Children are the agent's tree, one level each way.
+	Parent   string
+	Children []childRow
+	// Forms says the panel carries the decision forms; CSRF is the
+	// session's token, "" in the live feed's shared panel, where the
+	// page's script fills in its own (and drops the forms for a reader).
+	Forms bool
+	CSRF  string
+}
+
+type agentView struct {
+	ID       string
+	Closed   bool
+	Options  *signals.AgentOptions
+	Blocks   []*transcript.Block
+	Hidden   int    // earlier blocks left out
+	AllURL   string // shows them
+	Next     int64  // the log position the page reached
+	Status   statusView
+	Done     string // the action just done, from the redirect
+	Temporal string // the agent's page in the Temporal Web UI
+}
+
+func (v agentView) PageTitle() string { return v.ID }
+
+func (s *Server) agentPage(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	snap, err := s.read(r.Context(), id)
+	if err != nil {
+		s.fail(w, r, 0, err)
+		return
+	}
+	tr, err := transcript.Build(snap.Log, snap.prices())
+	if err != nil {
+		s.fail(w, r, http.StatusInternalServerError, err)
+		return
+	}
+	v := agentView{ID: id, Closed: snap.Closed, Options: snap.Options, Blocks: tr.Blocks, Next: tr.Next,
+		Done: r.URL.Query().Get("done"),
+		Status: statusView{ID: id, Live: !snap.Closed, Closed: snap.Closed, Status: snap.Status, Total: tr.Total,
+			Selection: tr.Selection, FromHistory: snap.FromHistory}}
+	if snap.Options != nil {
+		v.Status.Parent = snap.Options.Parent
+	}
+	v.Status.Children = s.tree(r.Context(), id, tr)
+	if sess := s.session(r); sess.Operator && !snap.Closed {
+		v.Status.Forms, v.Status.CSRF = true, sess.CSRF
+	}
+	if snap.StatusErr != nil {
+		v.Status.Err = snap.StatusErr.Error()
+	}
+	if r.URL.Query().Get("all") == "" && len(v.Blocks) > WindowBlocks {
+		v.Hidden = len(v.Blocks) - WindowBlocks
+		v.Blocks = v.Blocks[v.Hidden:]
+		v.AllURL = "/agents/" + url.PathEscape(id) + "?all=1"
+	}
+	if s.o.TemporalUI != "" {
+		v.Temporal = s.o.TemporalUI + "/namespaces/" + url.PathEscape(s.o.Namespace) + "/workflows/" + url.PathEscape(id)
+	}
+	s.render(w, r, http.StatusOK, "agent", v)
+}

@@ -1,0 +1,35 @@
+// Package console is Tether's web console: agents in agent language, in the
+// browser. It lists agents with server-side filters over Tether's search
+// attributes, shows an agent's conversation from its session log (turns,
+// steps, tool calls and results, retries, compaction, errors, usage, cost
+// and latency) with the tokens of the model call in flight, the calls that
+// wait for a person, its durable waits and its tree of agents, and acts on
+// it (messages, cancel, model, dispose, approve, deny, answer) through the
+// same validated operations the Go client uses.
+//
+// It talks to Temporal only through the Go client: package agent for
+// agents, the visibility API for lists, projection to read a log from
+// history when no worker answers. Live pages are fed by Server-Sent Events
+// derived from the session log (an event's ID is its log seq, so a page
+// that reconnects resumes where it stopped) and from the worker's token
+// streams; there is no second event stream.
+//
+// It must never:
+//   - act without an operator: with no token configured it is read-only,
+//     and an action needs the token (a login cookie, HttpOnly and
+//     SameSite=Strict, or a bearer header); cookie-borne actions also pass
+//     a cross-origin check and a CSRF token;
+//   - serve beyond loopback without a token, nor show anything there to a
+//     reader who has not logged in;
+//   - render model output as HTML: Markdown is rendered with raw HTML
+//     escaped, and pages forbid inline scripts and foreign resources
+//     (Content-Security-Policy);
+//   - write to an agent's history by reading it: lists, pages and live
+//     feeds use visibility, queries and the worker's streams only.
+//
+// Invariants: one feed follows an agent for all of its viewers while any
+// watch it; a page and its live updates are rendered from the same fold
+// (package transcript), so a block's HTML depends only on the log; the
+// status panel is the same for every viewer, so it holds no session's
+// token (the page's script supplies its own to the decision forms).
+package console

@@ -1,0 +1,88 @@
+package console
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/tetherdev/tether/agent"
+	"github.com/tetherdev/tether/signals"
+)
+
+// errorKinds map the client's typed errors to an HTTP status and a stable
+// code that scripts and the page's JavaScript match on; the message is the
+// error's own text.
+var errorKinds = []struct {
+	err    error
+	status int
+	code   string
+}{
+	{agent.ErrNotFound, http.StatusNotFound, "not_found"},
+	{agent.ErrClosed, http.StatusConflict, "closed"},
+	{agent.ErrAlreadyExists, http.StatusConflict, "already_exists"},
+	{signals.ErrDisposed, http.StatusConflict, "disposed"},
+	{signals.ErrDuplicateID, http.StatusConflict, "duplicate_id"},
+	{signals.ErrAlreadyIdle, http.StatusConflict, "already_idle"},
+	{signals.ErrNoSuchDecision, http.StatusConflict, "no_such_decision"},
+	{signals.ErrContinuing, http.StatusServiceUnavailable, "continuing"},
+	{signals.ErrEmptyMessage, http.StatusBadRequest, "empty_message"},
+	{signals.ErrMessageTooLarge, http.StatusRequestEntityTooLarge, "message_too_large"},
+	{signals.ErrInvalidUTF8, http.StatusBadRequest, "invalid_utf8"},
+	{signals.ErrInvalidID, http.StatusBadRequest, "invalid_id"},
+	{signals.ErrInvalidList, http.StatusBadRequest, "invalid_list"},
+	{signals.ErrCauseTooLarge, http.StatusBadRequest, "cause_too_large"},
+	{agent.ErrRejected, http.StatusBadRequest, "rejected"},
+	{errReadOnly, http.StatusForbidden, "read_only"},
+	{errLogin, http.StatusUnauthorized, "login_required"},
+	{errCSRF, http.StatusForbidden, "csrf"},
+	{errCrossOrigin, http.StatusForbidden, "cross_origin"},
+	{errBadInput, http.StatusBadRequest, "bad_input"},
+	{context.DeadlineExceeded, http.StatusGatewayTimeout, "timeout"},
+}
+
+// errBadInput marks a form or filter the console itself refuses.
+var errBadInput = errors.New("bad input")
+
+// classify returns the status and code of err; unknown errors are the
+// Temporal service's, answered 502.
+func classify(err error) (int, string) {
+	for _, k := range errorKinds {
+		if errors.Is(err, k.err) {
+			return k.status, k.code
+		}
+	}
+	return http.StatusBadGateway, "temporal"
+}
+
+// apiError is an action's JSON error.
+type apiError struct {
+	Error string `json:"error"`
+	Code  string `json:"code"`
+}
+
+type errorView struct {
+	Status  int
+	Code    string
+	Message string
+	Back    string
+}
+
+func (e errorView) PageTitle() string { return http.StatusText(e.Status) }
+
+// fail answers err: JSON for scripts, a page for browsers. status 0 takes
+// the status of err's kind.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, status int, err error) {
+	st, code := classify(err)
+	if status == 0 {
+		status = st
+	}
+	if status >= 500 {
+		s.o.Logger.Warn("Console request failed", "path", r.URL.Path, "status", status, "error", err)
+	}
+	if wantsJSON(r) || r.Header.Get("Accept") == "text/event-stream" {
+		writeJSON(w, status, apiError{Error: err.Error(), Code: code})
+		return
+	}
+	back := r.Referer()
+	s.render(w, r, status, "error", errorView{Status: status, Code: code, Message: err.Error(), Back: safeNext(pathOf(back))})
+}

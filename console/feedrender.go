@@ -1,0 +1,68 @@
+package console
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/tetherdev/tether/console/transcript"
+)
+
+// blockFrame renders b for a page. Call with f.mu held.
+func (f *feed) blockFrame(b *transcript.Block) frame {
+	html, err := f.s.partial("block", b)
+	if err != nil {
+		f.s.o.Logger.Error("Console block failed to render", "agent_id", f.h.ID, "block", b.ID, "error", err)
+	}
+	data, _ := json.Marshal(struct {
+		ID   string `json:"id"`
+		HTML string `json:"html"`
+	}{b.ID, html})
+	return frame{Event: "block", ID: b.Last, Data: data}
+}
+
+// statusJSON queries the status and renders the status panel with tr's
+// totals.
+func (f *feed) statusJSON(tr *transcript.Transcript) []byte {
+	ctx, cancel := context.WithTimeout(f.ctx, f.s.o.QueryTimeout)
+	defer cancel()
+	v := statusView{ID: f.h.ID, Live: true, Forms: true}
+	if st, err := f.h.Status(ctx); err != nil {
+		v.Err = err.Error()
+	} else {
+		v.Status = &st
+	}
+	if tr != nil {
+		f.mu.Lock()
+		v.Total, v.Selection, v.Parent = tr.Total, tr.Selection, f.parent
+		kids := &transcript.Transcript{Children: make([]*transcript.Child, len(tr.Children))}
+		for i, c := range tr.Children {
+			cp := *c
+			kids.Children[i] = &cp
+		}
+		f.mu.Unlock()
+		v.Children = f.s.tree(ctx, f.h.ID, kids)
+	}
+	html, err := f.s.partial("status", v)
+	if err != nil {
+		f.s.o.Logger.Error("Console status failed to render", "agent_id", f.h.ID, "error", err)
+	}
+	data, _ := json.Marshal(struct {
+		HTML    string `json:"html"`
+		Running bool   `json:"running"`
+	}{html, v.Status != nil && v.Status.InTurn})
+	return data
+}
+
+// calling reports whether step turn.step of tr still waits for its model.
+func calling(tr *transcript.Transcript, turn, step int) bool {
+	b := tr.Block(turnID(turn))
+	if b == nil {
+		return true // not in the log yet
+	}
+	for _, e := range b.Entries {
+		if e.Step != nil && e.Step.Step == step {
+			return e.Step.Calling
+		}
+	}
+	return true
+}

@@ -1,0 +1,51 @@
+package console
+
+import (
+	"net/url"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestFiltersBecomeOneVisibilityQuery(t *testing.T) {
+	cases := []struct {
+		name, query, want string
+	}{
+		{"none", "", "WorkflowType = 'tether.Agent'"},
+		{"status", "status=idle", "WorkflowType = 'tether.Agent' AND ExecutionStatus = 'Running' AND TetherStatus = 'idle'"},
+		{"closed", "status=closed", "WorkflowType = 'tether.Agent' AND ExecutionStatus != 'Running'"},
+		{"model and parent", "model=scripted/m1&parent=boss",
+			"WorkflowType = 'tether.Agent' AND TetherModel = 'scripted/m1' AND TetherParent = 'boss'"},
+		{"roots", "parent=-", "WorkflowType = 'tether.Agent' AND TetherParent IS NULL"},
+		{"turn exact", "turn=3", "WorkflowType = 'tether.Agent' AND TetherTurn = 3"},
+		{"turn at least", "turn=%3E%3D+10", "WorkflowType = 'tether.Agent' AND TetherTurn >= 10"},
+		{"prefix with a quote", "prefix=it's", `WorkflowType = 'tether.Agent' AND WorkflowId STARTS_WITH 'it\'s'`},
+		{"waiting for approval", "waiting=approval", "WorkflowType = 'tether.Agent' AND TetherWaiting = 'approval'"},
+		{"waiting for anything", "waiting=any", "WorkflowType = 'tether.Agent' AND TetherWaiting IS NOT NULL"},
+		{"wait ends by a local date-time", "until=2026-01-02T15:04",
+			"WorkflowType = 'tether.Agent' AND TetherWaitUntil <= '2026-01-02T15:04:00Z'"},
+		{"wait ends by an RFC 3339 time", "waiting=wait&until=2026-01-02T15:04:05%2B02:00",
+			"WorkflowType = 'tether.Agent' AND TetherWaiting = 'wait' AND TetherWaitUntil <= '2026-01-02T13:04:05Z'"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			q, err := url.ParseQuery(tc.query)
+			require.NoError(t, err)
+			got, err := filterFrom(q).Query()
+			require.NoError(t, err)
+			require.Equal(t, tc.want, got)
+		})
+	}
+}
+
+func TestFiltersRefuseWhatTheQueryCannotHold(t *testing.T) {
+	for _, query := range []string{"status=sleeping", "turn=three", "turn=%3D%3D1", `prefix=a\b`, "model=a%0Ab",
+		"waiting=sleep", "until=tomorrow", "until=2026-13-01T00:00"} {
+		t.Run(query, func(t *testing.T) {
+			q, err := url.ParseQuery(query)
+			require.NoError(t, err)
+			_, err = filterFrom(q).Query()
+			require.ErrorIs(t, err, errBadInput)
+		})
+	}
+}

@@ -1,0 +1,111 @@
+package console
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	commonpb "go.temporal.io/api/common/v1"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/workflowservice/v1"
+
+	"github.com/tetherdev/tether/agent"
+	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/projection"
+	"github.com/tetherdev/tether/signals"
+)
+
+// snapshot is what a page knows of an agent when it is read.
+type snapshot struct {
+	ID     string
+	Handle *agent.Handle
+	Closed bool
+	// Options are the agent's, from its latest run's input; nil when they
+	// could not be read.
+	Options *signals.AgentOptions
+	Log     []eventlog.Envelope
+	// FromHistory says the log was projected from history: the agent is
+	// closed, or no worker answered the log query.
+	FromHistory bool
+	Status      *signals.StatusView
+	StatusErr   error
+}
+
+// read attaches to agent id and reads its options, log and status; the
+// queries run at once, each bounded by QueryTimeout.
+func (s *Server) read(ctx context.Context, id string) (*snapshot, error) {
+	h, err := s.agents.Attach(ctx, id)
+	closed := errors.Is(err, agent.ErrClosed)
+	if err != nil && !closed {
+		return nil, err
+	}
+	snap := &snapshot{ID: id, Handle: h, Closed: closed}
+	var wg sync.WaitGroup
+	var logErr error
+	wg.Go(func() { snap.Options = s.options(ctx, id) })
+	wg.Go(func() { snap.Log, snap.FromHistory, logErr = s.readLog(ctx, h, closed) })
+	if !closed {
+		wg.Go(func() {
+			qctx, cancel := context.WithTimeout(ctx, s.o.QueryTimeout)
+			defer cancel()
+			st, err := h.Status(qctx)
+			if err != nil {
+				snap.StatusErr = err
+				return
+			}
+			snap.Status = &st
+		})
+	}
+	wg.Wait()
+	return snap, logErr
+}
+
+// readLog reads the session log: by the log query while the agent runs,
+// from history when it is closed or no worker answers in time.
+func (s *Server) readLog(ctx context.Context, h *agent.Handle, closed bool) ([]eventlog.Envelope, bool, error) {
+	if !closed {
+		qctx, cancel := context.WithTimeout(ctx, s.o.QueryTimeout)
+		log, err := h.Log(qctx)
+		cancel()
+		if err == nil {
+			return log, false, nil
+		}
+		s.o.Logger.Info("Console reads the log from history", "agent_id", h.ID, "error", err)
+	}
+	runs, err := projection.FetchChain(ctx, s.o.Client, h.ID)
+	if err != nil {
+		return nil, true, err
+	}
+	log, err := projection.Using(s.o.DataConverter).FromChain(runs...)
+	if err != nil {
+		return nil, true, fmt.Errorf("read the log of %s from history: %w", h.ID, err)
+	}
+	return log, true, nil
+}
+
+// options reads the agent's options from the input of its latest run (each
+// run carries them); nil when that fails, e.g. for want of the codec keys.
+func (s *Server) options(ctx context.Context, id string) *signals.AgentOptions {
+	resp, err := s.o.Client.WorkflowService().GetWorkflowExecutionHistory(ctx, &workflowservice.GetWorkflowExecutionHistoryRequest{
+		Namespace: s.o.Namespace, Execution: &commonpb.WorkflowExecution{WorkflowId: id}, MaximumPageSize: 1,
+		HistoryEventFilterType: enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT,
+	})
+	if err != nil || len(resp.GetHistory().GetEvents()) == 0 {
+		return nil
+	}
+	attrs := resp.GetHistory().GetEvents()[0].GetWorkflowExecutionStartedEventAttributes()
+	var in signals.AgentInput
+	if attrs == nil || s.o.DataConverter.FromPayloads(attrs.GetInput(), &in) != nil {
+		return nil
+	}
+	return &in.Options
+}
+
+// prices are an agent's prices, zero when unknown.
+func (snap *snapshot) prices() signals.Prices {
+	if snap.Options == nil || snap.Options.Budget == nil {
+		return signals.Prices{}
+	}
+	return snap.Options.Budget.Prices
+}

@@ -1,0 +1,163 @@
+package console
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+
+	"github.com/tetherdev/tether/agent"
+	"github.com/tetherdev/tether/signals"
+)
+
+//go:embed assets
+var assets embed.FS
+
+// Options configure a console.
+type Options struct {
+	// Client reaches Temporal; DataConverter is the one it was dialed with
+	// (codec.Configure's when payloads are encrypted).
+	Client        client.Client
+	DataConverter converter.DataConverter
+	// TaskQueue of new agents ("" = signals.TaskQueue).
+	TaskQueue string
+	// StreamClient reads the workers' live token streams (nil: default).
+	StreamClient *http.Client
+	// Token is the operator token; empty makes the console read-only. It
+	// must be at least MinTokenBytes long.
+	Token string
+	// LoginToRead makes every page need the token; required when the
+	// console listens beyond loopback (see Listen).
+	LoginToRead bool
+	// TemporalUI, when set, is the Temporal Web UI's base URL, linked from
+	// each agent for its workflow view.
+	TemporalUI string
+	// Namespace names the namespace in links to the Temporal Web UI.
+	Namespace string
+	// QueryTimeout bounds a status or log query; a log then comes from
+	// history. 0 means DefaultQueryTimeout.
+	QueryTimeout time.Duration
+	Logger       *slog.Logger
+}
+
+// Defaults.
+const (
+	DefaultAddr         = "127.0.0.1:8280"
+	DefaultQueryTimeout = 5 * time.Second
+	MinTokenBytes       = 16
+	// EnvToken is the environment variable the command line and worker
+	// read the operator token from.
+	EnvToken = "TETHER_CONSOLE_TOKEN"
+)
+
+// ErrShortToken refuses a guessable operator token.
+var ErrShortToken = fmt.Errorf("console token must be at least %d bytes", MinTokenBytes)
+
+// Server is a console. Close it to stop its live feeds.
+type Server struct {
+	o      Options
+	agents *agent.Client
+	auth   *auth
+	pages  *templateSet
+	feeds  *feeds
+	mux    *http.ServeMux
+	static http.Handler
+}
+
+// New validates o and builds the console.
+func New(o Options) (*Server, error) {
+	if o.Client == nil {
+		return nil, errors.New("console: a Temporal client is required")
+	}
+	if o.Token != "" && len(o.Token) < MinTokenBytes {
+		return nil, ErrShortToken
+	}
+	if o.LoginToRead && o.Token == "" {
+		return nil, errors.New("console: reading behind a login needs a token (" + EnvToken + ")")
+	}
+	if o.DataConverter == nil {
+		o.DataConverter = converter.GetDefaultDataConverter()
+	}
+	if o.TaskQueue == "" {
+		o.TaskQueue = signals.TaskQueue
+	}
+	if o.QueryTimeout <= 0 {
+		o.QueryTimeout = DefaultQueryTimeout
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	pages, err := parseTemplates()
+	if err != nil {
+		return nil, err
+	}
+	a, err := newAuth(o.Token, o.LoginToRead)
+	if err != nil {
+		return nil, err
+	}
+	opts := []agent.Option{agent.WithDataConverter(o.DataConverter)}
+	if o.StreamClient != nil {
+		opts = append(opts, agent.WithStreamClient(o.StreamClient))
+	}
+	static, _ := fs.Sub(assets, "assets/static")
+	s := &Server{o: o, agents: agent.New(o.Client, o.TaskQueue, opts...), auth: a, pages: pages,
+		static: http.StripPrefix("/static/", http.FileServerFS(static))}
+	s.feeds = newFeeds(s)
+	s.routes()
+	return s, nil
+}
+
+// Close stops every live feed; open event streams end.
+func (s *Server) Close() { s.feeds.close() }
+
+// Handler serves the console.
+func (s *Server) Handler() http.Handler {
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.fail(w, r, http.StatusForbidden, errCrossOrigin)
+	}))
+	return secureHeaders(cop.Handler(s.mux))
+}
+
+func (s *Server) routes() {
+	m := http.NewServeMux()
+	m.Handle("GET /static/", s.static)
+	m.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/agents", http.StatusSeeOther)
+	})
+	m.HandleFunc("GET /login", s.loginPage)
+	m.HandleFunc("POST /login", s.login)
+	m.HandleFunc("POST /logout", s.logout)
+	m.Handle("GET /agents", s.reader(s.list))
+	m.Handle("POST /agents", s.operator(s.create))
+	m.Handle("GET /agents/{id}", s.reader(s.agentPage))
+	m.Handle("GET /agents/{id}/events", s.reader(s.events))
+	m.Handle("POST /agents/{id}/message", s.operator(s.message))
+	m.Handle("POST /agents/{id}/cancel", s.operator(s.cancel))
+	m.Handle("POST /agents/{id}/dispose", s.operator(s.dispose))
+	m.Handle("POST /agents/{id}/model", s.operator(s.selectModel))
+	for what := range decisions {
+		m.Handle("POST /agents/{id}/"+what, s.operator(s.decide(what)))
+	}
+	s.mux = m
+}
+
+// secureHeaders forbids inline scripts, foreign resources and framing:
+// model output rendered on these pages may try all three.
+func secureHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "+
+			"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "same-origin")
+		h.Set("X-Frame-Options", "DENY")
+		next.ServeHTTP(w, r)
+	})
+}

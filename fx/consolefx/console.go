@@ -1,0 +1,81 @@
+// Package consolefx serves Tether's web console from `worker --dev`, beside
+// the embedded Temporal Web UI and over the worker's own client (so
+// encrypted payloads decode with the worker's keys). It is included only
+// when the configuration names an address, and never serves beyond
+// loopback without an operator token.
+package consolefx
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+	"go.uber.org/fx"
+
+	"github.com/tetherdev/tether/console"
+	"github.com/tetherdev/tether/fx/configfx"
+	"github.com/tetherdev/tether/internal/devserver"
+)
+
+// Module serves the console while the app runs.
+var Module = fx.Module("console",
+	fx.Provide(New),
+	fx.Invoke(func(Endpoint) {}),
+)
+
+// Params are New's dependencies.
+type Params struct {
+	fx.In
+	Config        configfx.Config
+	Client        client.Client
+	DataConverter converter.DataConverter
+	Server        *devserver.Server
+	Lifecycle     fx.Lifecycle
+	Logger        *slog.Logger
+}
+
+// Endpoint is the console's base URL.
+type Endpoint struct{ URL string }
+
+// New binds the address at construction, so a port in use fails the app
+// before it starts, and serves from start to stop.
+func New(p Params) (Endpoint, error) {
+	cfg := p.Config.Console
+	if err := console.CheckAddr(cfg.Addr, cfg.Token); err != nil {
+		return Endpoint{}, err
+	}
+	c, err := console.New(console.Options{Client: p.Client, DataConverter: p.DataConverter, TaskQueue: p.Config.TaskQueue,
+		Namespace: p.Server.Namespace(), Token: cfg.Token, LoginToRead: !console.Loopback(cfg.Addr),
+		TemporalUI: p.Server.UIAddress(), Logger: p.Logger})
+	if err != nil {
+		return Endpoint{}, err
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return Endpoint{}, fmt.Errorf("listen for the console on %s: %w", cfg.Addr, err)
+	}
+	url := "http://" + ln.Addr().String()
+	srv := &http.Server{Handler: c.Handler(), ReadHeaderTimeout: readHeaderTimeout}
+	p.Lifecycle.Append(fx.Hook{
+		OnStart: func(context.Context) error {
+			go func() {
+				if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+					p.Logger.Error("Console failed", "error", err)
+				}
+			}()
+			p.Logger.Info("Serving the Tether console", "url", url, "read_only", cfg.Token == "")
+			return nil
+		},
+		OnStop: func(context.Context) error { return console.Shutdown(srv, c) },
+	})
+	return Endpoint{URL: url}, nil
+}
+
+// readHeaderTimeout bounds a slow client's request headers.
+const readHeaderTimeout = 10 * time.Second
