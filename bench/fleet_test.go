@@ -19,8 +19,8 @@ import (
 // and the heap in use once every agent is idle and cached by the worker.
 func BenchmarkThousandAgents(b *testing.B) {
 	const agents, turns = 1000, 3
-	ts, client := server(b)
-	c := ts.GetDefaultClient()
+	e := server(b)
+	client, c := e.agents, e.c
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	for i := 0; i < b.N; i++ {
