@@ -1,7 +1,9 @@
 package loop
 
 import (
+	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -209,7 +211,7 @@ func TestFastToolsRunAsLocalActivitiesWithTheirArgumentsInline(t *testing.T) {
 	require.JSONEq(t, `{}`, string(starts[0].Input.Arguments))
 	require.True(t, starts[0].Input.Journal.IsZero(), "a local activity's input is not in history")
 	require.False(t, starts[1].Local)
-	require.Nil(t, starts[1].Input.Arguments, "a regular activity reads its arguments from the log")
+	require.JSONEq(t, `{}`, string(starts[1].Input.Arguments), "small arguments travel inline")
 	var refs []eventlog.Ref
 	for _, env := range starts[1].Input.Journal.Envelopes() {
 		if env.Type == eventlog.TypeToolCall {
@@ -218,6 +220,24 @@ func TestFastToolsRunAsLocalActivitiesWithTheirArgumentsInline(t *testing.T) {
 	}
 	require.Equal(t, []eventlog.Ref{"", "in:tool-1-1-1"}, refs)
 	require.Equal(t, "a1/1/1/c1", starts[1].Input.IdempotencyKey)
+}
+
+func TestToolArgumentsOverTheInlineBoundAreReadFromTheLog(t *testing.T) {
+	d := newDriver(t, signals.AgentOptions{Tools: []string{"slow"}, MaxParallelTools: 2})
+	d.followup("f1")
+	d.resume()
+	small := `{"q":"` + strings.Repeat("x", signals.MaxInlineArguments-8) + `"}`
+	large := `{"q":"` + strings.Repeat("x", signals.MaxInlineArguments-7) + `"}`
+	d.answerModel(signals.ModelOutput{FinishReason: eventlog.FinishToolCalls, ToolCalls: []eventlog.ToolCallRequest{
+		{ID: "c0", Name: "slow", Arguments: json.RawMessage(small)},
+		{ID: "c1", Name: "slow", Arguments: json.RawMessage(large)},
+	}})
+	starts := inFlight[StartTool](d)
+	require.Len(t, starts, 2)
+	require.Len(t, small, signals.MaxInlineArguments)
+	require.Equal(t, small, string(starts[0].Input.Arguments), "at the bound: inline")
+	require.Nil(t, starts[1].Input.Arguments, "past it: the activity reads the assistant message")
+	require.Equal(t, starts[0].Input.AssistantSeq, starts[1].Input.AssistantSeq)
 }
 
 func callIDs(cs []StartTool) []string {

@@ -57,8 +57,10 @@ type ModelInput struct {
 // ModelOutput is the result of ModelActivity; it is the assistant/message event.
 type ModelOutput = eventlog.AssistantMessage
 
-// ToolInput is the input of ToolActivity. The call's arguments are read from
-// the log (the assistant message at AssistantSeq), not copied here.
+// ToolInput is the input of ToolActivity. The call's arguments travel in it
+// when they are small (MaxInlineArguments) or the call runs as a local
+// activity; larger ones are read from the log (the assistant message at
+// AssistantSeq), not copied here.
 //
 // Its call_id, name and idempotency_key are the tool/call event's fields:
 // the journal refers to this input for that event instead of repeating them.
@@ -72,10 +74,18 @@ type ToolInput struct {
 	// Continue-As-New: agent/turn/step/call.
 	IdempotencyKey string  `json:"idempotency_key"`
 	Journal        Journal `json:"journal,omitzero"`
-	// Arguments are set only for a local activity, whose input Temporal
-	// does not write to history; a regular activity reads them from the log.
+	// Arguments are the call's arguments when they travel inline: always
+	// for a local activity (whose input Temporal does not write to
+	// history), up to MaxInlineArguments bytes for a regular one. Absent,
+	// the activity reads them from the log.
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 }
+
+// MaxInlineArguments bounds the tool arguments a regular tool activity's
+// input carries. Arguments that small cost a few bytes of history, far
+// less than the activity's round trip to read them from the log; larger
+// ones are read from the log, so history holds them once.
+const MaxInlineArguments = 1 << 10
 
 // ToolOutput is the result of ToolActivity; it is the tool/result event.
 type ToolOutput = eventlog.ToolResult
