@@ -66,7 +66,9 @@ func startWorker(b testing.TB, c client.Client, queue string, model activities.P
 	b.Helper()
 	reader := activities.NewLogReader(activities.WorkflowLog{Client: c}, 0)
 	w := worker.New(c, queue, worker.Options{BuildID: workerfx.BuildID()})
-	workflows.Register(w, workerfx.WorkflowConfig(workflows.Config{}, nil, reg))
+	cfg := workerfx.WorkflowConfig(workflows.Config{}, nil, reg)
+	cfg.Snapshots = reader
+	workflows.Register(w, cfg)
 	activities.Register(w,
 		&activities.Model{Providers: map[string]activities.Provider{"bench": model, scripted.Name: scripted.Provider{}},
 			DefaultProvider: "bench", Tools: reg, Log: reader},

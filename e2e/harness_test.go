@@ -37,6 +37,13 @@ type env struct {
 	// hub serves live model chunks at streamURL.
 	hub       *stream.Hub
 	streamURL string
+	// querier, when set, wraps the log query of the next workers started.
+	querier func(activities.LogQuerier) activities.LogQuerier
+	// noSnapshots makes the next workers' activities read the log with the
+	// query only, as when the workflow runs in another process.
+	noSnapshots bool
+	// workerOptions are the next workers' options.
+	workerOptions worker.Options
 }
 
 func newEnv(t *testing.T) *env {
@@ -70,7 +77,11 @@ func (e *env) startWorker(ts ...tools.Tool) worker.Worker {
 	e.t.Helper()
 	reg, err := tools.NewRegistry(ts...)
 	require.NoError(e.t, err)
-	reader := activities.NewLogReader(activities.WorkflowLog{Client: e.c}, 0)
+	var q activities.LogQuerier = activities.WorkflowLog{Client: e.c}
+	if e.querier != nil {
+		q = e.querier(q)
+	}
+	reader := activities.NewLogReader(q, 0)
 	providers := map[string]activities.Provider{scripted.Name: scripted.Provider{}}
 	for name, p := range e.providers {
 		providers[name] = p
@@ -89,10 +100,16 @@ func (e *env) startWorker(ts ...tools.Tool) worker.Worker {
 	tool := &activities.Tool{Runner: reg, Log: reader, HeartbeatEvery: time.Second}
 	require.NoError(e.t, model.Validate())
 	require.NoError(e.t, tool.Validate())
+	cfg := workerfx.WorkflowConfig(e.cfg, nil, reg)
+	if !e.noSnapshots {
+		cfg.Snapshots = reader
+	}
 	return e.ts.NewWorkerWithOptions(signals.TaskQueue, func(r worker.Registry) {
-		workflows.Register(r, workerfx.WorkflowConfig(e.cfg, nil, reg))
+		if !e.workerOptions.DisableWorkflowWorker {
+			workflows.Register(r, cfg)
+		}
 		activities.Register(r, model, tool)
-	}, worker.Options{})
+	}, e.workerOptions)
 }
 
 func ctxT(t *testing.T, d time.Duration) context.Context {

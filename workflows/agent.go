@@ -37,6 +37,7 @@ type run struct {
 	declined   int64 // log length when the loop last declined to continue
 	firstTurn  int   // the last turn before this run
 	attrs      attrState
+	snap       *snapshot
 }
 
 // Run is the workflow function: validate the input, register handlers,
@@ -62,6 +63,8 @@ func (a Agent) Run(ctx workflow.Context, in signals.AgentInput) (signals.AgentRe
 	if a.observe != nil {
 		a.observe(r.loop)
 	}
+	r.snap = newSnapshot(ctx, cfg.Snapshots)
+	defer r.snap.forget()
 	// The first message is accepted before handlers are registered: updates
 	// buffered since the start are validated against a state that has it.
 	if in.First != nil {
@@ -89,6 +92,7 @@ func (r *run) run(ctx workflow.Context) (signals.AgentResult, error) {
 	for {
 		rd := r.loop.Step(workflow.Now(ctx), in)
 		r.continuing = r.continuing && r.loop.Continuing()
+		r.snap.publish(r) // before the commands: an activity they start reads it
 		for _, cmd := range rd.Commands {
 			if end := r.exec(ctx, cmd); end != nil {
 				return end.result, end.err

@@ -55,6 +55,10 @@ type Config struct {
 	// MaxSeedBytes bounds the model context a Continue-As-New seed carries;
 	// a larger one is compacted first. 0 means DefaultMaxSeedBytes.
 	MaxSeedBytes int
+	// Snapshots, when set, receives every run's session log in this worker
+	// process, for the activities it runs (see Snapshots). It never changes
+	// what the workflow records or how it replays.
+	Snapshots Snapshots
 }
 
 // Defaults for Config fields left zero.

@@ -32,10 +32,13 @@ var Module = fx.Module("worker",
 	fx.Invoke(func(worker.Worker) {}),
 )
 
-// Activities are the activity structs, validated when the worker starts.
+// Activities are the activity structs, validated when the worker starts,
+// and the log reader they share, which the agent workflow publishes its
+// log into (workflows.Snapshots).
 type Activities struct {
 	Model *activities.Model
 	Tool  *activities.Tool
+	Log   *activities.LogReader
 }
 
 // ActivityParams are NewActivities' dependencies; live streams are optional.
@@ -57,6 +60,7 @@ func NewActivities(p ActivityParams) (Activities, error) {
 		Model: &activities.Model{Providers: p.Providers.ByName, DefaultProvider: p.Providers.Default, Tools: reg, Log: reader,
 			Streams: p.Streams, StreamHooks: map[string]activities.StreamHook{}},
 		Tool: &activities.Tool{Runner: reg, Log: reader},
+		Log:  reader,
 	}
 	for _, h := range p.StreamHooks {
 		a.Model.StreamHooks[h.Name] = h
@@ -120,6 +124,7 @@ func New(p Params) worker.Worker {
 		},
 	})
 	cfg := WorkflowConfig(p.Config.Workflow, p.Hooks, p.Tools)
+	cfg.Snapshots = p.Activities.Log
 	for name := range p.Activities.Model.StreamHooks {
 		cfg.StreamHooks = append(cfg.StreamHooks, name)
 	}
