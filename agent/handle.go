@@ -14,12 +14,13 @@ import (
 	"github.com/tetherdev/tether/signals"
 )
 
-// Handle is one agent. It is cheap, holds no state beyond IDs and is safe
-// for concurrent use.
+// Handle is one agent. It is cheap, holds no state beyond IDs and its
+// Client's connections, and is safe for concurrent use.
 type Handle struct {
 	c       client.Client
 	dc      converter.DataConverter // c's, for payloads read outside c
 	streams *http.Client            // reads live token streams; nil: defaultStreamClient
+	watches *watches                // the Client's history long polls
 	ID      string
 	RunID   string // the run the handle was made for; operations follow the chain
 }
@@ -117,37 +118,55 @@ func (h *Handle) Status(ctx context.Context) (signals.StatusView, error) {
 }
 
 // WaitIdle returns once the agent has no open turn and no due work (seed
-// 003's whenIdle), or has been disposed. It polls the status query with
-// backoff, which writes nothing to the agent's history; the wait-idle update
-// is the push alternative for callers that prefer it.
+// 003's whenIdle), or has been disposed. It asks the status query, then
+// waits on the agent's history with a long poll (shared by all waiters on
+// the agent through this Client) and asks again when a workflow task may
+// have left the agent idle: within milliseconds of it, and without writing
+// anything to the agent's history.
 func (h *Handle) WaitIdle(ctx context.Context) (signals.StatusView, error) {
-	delay := minPoll
+	w := h.watches.acquire(h.ID)
+	defer w.release()
+	backoff := minPoll
 	for {
+		_, settled := w.wait()
 		st, err := h.Status(ctx)
+		delay := recheck
 		switch {
 		case err == nil && (st.Idle() || st.Disposed):
 			return st, nil
-		case err != nil && (errors.Is(err, ErrNotFound) || ctx.Err() != nil):
+		case err != nil && (errors.Is(err, ErrNotFound) || errors.Is(err, ErrClosed) || ctx.Err() != nil):
+			return st, err
+		case err != nil:
+			// A query fails for a while when no worker holds the agent (a
+			// worker restart): keep asking, with backoff, until the
+			// caller's deadline.
+			delay, backoff = backoff, min(2*backoff, maxPoll)
+		}
+		if err := waitFor(ctx, settled, delay); err != nil {
 			return st, err
 		}
-		// A query fails for a while when no worker holds the agent (a
-		// worker restart): keep polling until the caller's deadline.
-		select {
-		case <-ctx.Done():
-			if err == nil {
-				err = ctx.Err()
-			}
-			return st, err
-		case <-time.After(delay):
-		}
-		delay = min(2*delay, maxPoll)
 	}
 }
 
-// Polling bounds of WaitIdle.
+// waitFor waits for ch, at most d; it fails only when ctx ends.
+func waitFor(ctx context.Context, ch <-chan struct{}, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-ch:
+	case <-t.C:
+	}
+	return nil
+}
+
+// Polling bounds: the backoff of a failing status query, and how often a
+// waiter asks again when its long poll told it nothing (a safety net).
 const (
 	minPoll = 10 * time.Millisecond
 	maxPoll = 250 * time.Millisecond
+	recheck = 5 * time.Second
 )
 
 // Log reads the whole session log, page by page, across the agent's chain
