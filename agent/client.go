@@ -97,6 +97,9 @@ func (r *Client) Create(ctx context.Context, o CreateOptions) (*Handle, error) {
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
 		TypedSearchAttributes:                    startAttributes(o.Options),
 		StaticSummary:                            "agent " + modelName(o.Options),
+		// When c also runs a worker on the queue (the demo, embedded use),
+		// the first workflow task comes back in the start's response.
+		EnableEagerStart: true,
 	}, signals.AgentWorkflow, in)
 	if err != nil {
 		var started *serviceerror.WorkflowExecutionAlreadyStarted

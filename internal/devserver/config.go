@@ -166,9 +166,23 @@ func staticHosts(ip string, p ports) map[primitives.ServiceName]static.Hosts {
 	return hosts
 }
 
-// dynamicConfig is our defaults with extra merged over them.
+// dynamicConfig is our defaults with extra merged over them. Besides
+// laptop sizing they are tuned for latency: a turn should cost the
+// workflow tasks and activities it needs and no further hop.
 func dynamicConfig(extra map[string]any) dynamicconfig.StaticClient {
 	dc := dynamicconfig.StaticClient{
+		// Activities a workflow task schedules come back in the response to
+		// that task, to the worker holding the workflow and its log
+		// snapshot: no trip through matching, no log query. On by default
+		// in this release; stated because Tether's latency rests on it.
+		dynamicconfig.EnableActivityEagerExecution.Key(): true,
+		// A start from a client that hosts a worker gets its first
+		// workflow task in the response (the client asks for it).
+		dynamicconfig.EnableEagerWorkflowStart.Key(): true,
+		// One partition per task queue: on a single node more only add a
+		// hop, tasks and polls forwarded between partitions.
+		dynamicconfig.MatchingNumTaskqueueReadPartitions.Key():  1,
+		dynamicconfig.MatchingNumTaskqueueWritePartitions.Key(): 1,
 		// The UI lists workflows often; the default of 10/s throttles it.
 		dynamicconfig.FrontendMaxNamespaceVisibilityRPSPerInstance.Key(): 100,
 		// A laptop-sized mutable state cache (default 128k entries).

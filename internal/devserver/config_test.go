@@ -25,6 +25,8 @@ func TestDynamicConfigMergesOverDefaults(t *testing.T) {
 	require.Equal(t, 5, dc[dynamicconfig.FrontendMaxNamespaceVisibilityRPSPerInstance.Key()])
 	require.Equal(t, 40, dc[dynamicconfig.HistoryCountSuggestContinueAsNew.Key()])
 	require.Equal(t, 8096, dc[dynamicconfig.HistoryCacheHostLevelMaxSize.Key()])
+	require.Equal(t, 1, dc[dynamicconfig.MatchingNumTaskqueueReadPartitions.Key()])
+	require.Equal(t, true, dc[dynamicconfig.EnableActivityEagerExecution.Key()])
 }
 
 func TestOptionsDefaultsAndValidation(t *testing.T) {

@@ -26,6 +26,11 @@
 //   - run two servers on one DataDir at the same time;
 //   - be used as, or tuned into, a production deployment.
 //
+// Tuning: besides sizing for a laptop, its dynamic config is set for
+// latency (config.go): eager activity dispatch, eager workflow start and
+// one partition per task queue, so a turn costs the workflow tasks and
+// activities it needs and no further hop.
+//
 // Invariants: Start returns only once the frontend answers DescribeNamespace
 // for Options.Namespace with every requested search attribute registered;
 // Stop is idempotent and stops the UI as well as the server.
