@@ -58,10 +58,13 @@ func BenchmarkTokenLatency(b *testing.B) {
 	reg, _ := tools.NewRegistry()
 	reader := activities.NewLogReader(activities.WorkflowLog{Client: c}, 0)
 	w := worker.New(c, "stream-bench", worker.Options{})
-	workflows.Register(w, workerfx.WorkflowConfig(workflows.Config{}, nil, reg))
+	streams := activities.HubStreams{Hub: hub, BaseURL: srv.URL}
+	cfg := workerfx.WorkflowConfig(workflows.Config{}, nil, reg)
+	cfg.Snapshots, cfg.Feeds = reader, streams
+	workflows.Register(w, cfg)
 	activities.Register(w,
 		&activities.Model{Providers: map[string]activities.Provider{"stamp": stampModel{chunks: 400, every: 5 * time.Millisecond}},
-			DefaultProvider: "stamp", Tools: reg, Log: reader, Streams: activities.HubStreams{Hub: hub, BaseURL: srv.URL}},
+			DefaultProvider: "stamp", Tools: reg, Log: reader, Streams: streams},
 		&activities.Tool{Runner: reg, Log: reader})
 	if err := w.Start(); err != nil {
 		b.Fatal(err)

@@ -101,6 +101,7 @@ func (e *env) startWorker(ts ...tools.Tool) worker.Worker {
 	require.NoError(e.t, model.Validate())
 	require.NoError(e.t, tool.Validate())
 	cfg := workerfx.WorkflowConfig(e.cfg, nil, reg)
+	cfg.Feeds = model.Streams.(activities.HubStreams)
 	if !e.noSnapshots {
 		cfg.Snapshots = reader
 	}

@@ -59,6 +59,9 @@ type Config struct {
 	// process, for the activities it runs (see Snapshots). It never changes
 	// what the workflow records or how it replays.
 	Snapshots Snapshots
+	// Feeds, when set, says where this worker streams agents' model calls,
+	// for the feed query (see Feeds).
+	Feeds Feeds
 }
 
 // Defaults for Config fields left zero.

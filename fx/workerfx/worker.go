@@ -125,6 +125,9 @@ func New(p Params) worker.Worker {
 	})
 	cfg := WorkflowConfig(p.Config.Workflow, p.Hooks, p.Tools)
 	cfg.Snapshots = p.Activities.Log
+	if f, ok := p.Activities.Model.Streams.(workflows.Feeds); ok {
+		cfg.Feeds = f
+	}
 	for name := range p.Activities.Model.StreamHooks {
 		cfg.StreamHooks = append(cfg.StreamHooks, name)
 	}
