@@ -47,11 +47,12 @@ type Options struct {
 }
 
 const (
-	defaultNamespace = "default"
-	defaultIP        = "127.0.0.1"
-	defaultLogLevel  = "error"
-	clusterName      = "active"
-	storeName        = "sqlite-default"
+	defaultNamespace    = "default"
+	defaultIP           = "127.0.0.1"
+	defaultLogLevel     = "error"
+	clusterName         = "active"
+	storeName           = "sqlite-default"
+	visibilityStoreName = "sqlite-visibility"
 	// readyTimeout bounds Start when its context has no deadline.
 	readyTimeout = time.Minute
 )
@@ -121,14 +122,14 @@ func (p ports) byService() map[primitives.ServiceName]int {
 func hostPort(ip string, port int) string { return net.JoinHostPort(ip, strconv.Itoa(port)) }
 
 // serverConfig is a single-node cluster with one history shard.
-func serverConfig(o Options, p ports, store *config.SQL) *config.Config {
+func serverConfig(o Options, p ports, st stores) *config.Config {
 	var c config.Config
 	c.Global.Membership.MaxJoinDuration = 30 * time.Second
 	c.Global.Membership.BroadcastAddress = o.IP
 	c.Persistence.DefaultStore = storeName
-	c.Persistence.VisibilityStore = storeName
+	c.Persistence.VisibilityStore = visibilityStoreName
 	c.Persistence.NumHistoryShards = 1
-	c.Persistence.DataStores = map[string]config.DataStore{storeName: {SQL: store}}
+	c.Persistence.DataStores = map[string]config.DataStore{storeName: {SQL: st.main}, visibilityStoreName: {SQL: st.visibility}}
 	c.ClusterMetadata = &cluster.Config{
 		FailoverVersionIncrement: 10,
 		MasterClusterName:        clusterName,

@@ -65,12 +65,12 @@ func start(ctx context.Context, o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	store, err := openStore(o)
+	st, err := openStores(o)
 	if err != nil {
 		return nil, err
 	}
 	logger, logLevel := serverLogger(o.LogLevel)
-	srv, err := newTemporal(o, p, store, logger)
+	srv, err := newTemporal(o, p, st, logger)
 	if err != nil {
 		return nil, fmt.Errorf("build temporal server: %w", err)
 	}
@@ -89,8 +89,8 @@ func start(ctx context.Context, o Options) (*Server, error) {
 	return s, nil
 }
 
-func newTemporal(o Options, p ports, store *config.SQL, logger log.Logger) (temporal.Server, error) {
-	conf := serverConfig(o, p, store)
+func newTemporal(o Options, p ports, st stores, logger log.Logger) (temporal.Server, error) {
+	conf := serverConfig(o, p, st)
 	authorizer, err := authorization.GetAuthorizerFromConfig(&conf.Global.Authorization)
 	if err != nil {
 		return nil, err
