@@ -152,8 +152,9 @@ func (l *Loop) startCall(now time.Time, i int) {
 		cmd.Local, cmd.Input.Arguments = true, c.Arguments
 	case len(c.Arguments) <= signals.MaxInlineArguments:
 		// Small arguments cost less in the input than the activity's round
-		// trip to the log would; larger ones are read from the log.
-		cmd.Input.Journal, cmd.Input.Arguments = l.takeJournal(), c.Arguments
+		// trip to the log would; larger ones are read from the log, at
+		// AssistantSeq, which inline arguments need not name.
+		cmd.Input.Journal, cmd.Input.Arguments, cmd.Input.AssistantSeq = l.takeJournal(), c.Arguments, 0
 	default:
 		cmd.Input.Journal = l.takeJournal()
 	}

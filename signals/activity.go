@@ -66,8 +66,9 @@ type ModelOutput = eventlog.AssistantMessage
 // the journal refers to this input for that event instead of repeating them.
 type ToolInput struct {
 	// AssistantSeq is the seq of the assistant/message that asked for the
-	// call, in the activity's own workflow's log.
-	AssistantSeq int64  `json:"assistant_seq"`
+	// call, in the activity's own workflow's log, where the activity reads
+	// the arguments that do not travel inline (0 when they do).
+	AssistantSeq int64  `json:"assistant_seq,omitempty"`
 	CallID       string `json:"call_id"`
 	Name         string `json:"name"`
 	// IdempotencyKey is stable across retries, worker crashes and
