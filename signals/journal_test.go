@@ -124,3 +124,20 @@ func TestJournalHasACodeForEveryTypeAndReadsFullNames(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(`["te",5]`), &e))
 	require.Equal(t, eventlog.TypeTurnEnd, e.Type)
 }
+
+func TestIdleTailIsTheJournalOfATurnEndingOnAModelAnswer(t *testing.T) {
+	at := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
+	j, err := IdleTail(48, at, "model-3-2")
+	require.NoError(t, err)
+	b, err := json.Marshal(j)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"from":48,"at":1796025600000,"e":[["am",0,"act:model-3-2"],["se",0,"",[3,2]],["te",0,"",[3,"completed"]],["st",0,"",["idle"]]]}`, string(b))
+	again, err := IdleTail(48, at.Add(999*time.Microsecond), "model-3-2")
+	require.NoError(t, err)
+	require.True(t, j.Equal(again), "to the millisecond")
+	other, err := IdleTail(48, at, "model-3-1")
+	require.NoError(t, err)
+	require.False(t, j.Equal(other))
+	_, err = IdleTail(48, at, "tool-3-1-0")
+	require.Error(t, err)
+}

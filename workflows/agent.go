@@ -38,6 +38,7 @@ type run struct {
 	firstTurn  int   // the last turn before this run
 	attrs      attrState
 	snap       *snapshot
+	idleTail   bool // the run's config omits the marker of a plain idle tail
 }
 
 // Run is the workflow function: validate the input, register handlers,
@@ -51,7 +52,8 @@ func (a Agent) Run(ctx workflow.Context, in signals.AgentInput) (signals.AgentRe
 		return signals.AgentResult{}, err
 	}
 	cfg = rc.apply(cfg)
-	r := &run{cfg: cfg, opts: in.Options, hooks: enabledHooks(cfg, in.Options.Hooks), attrs: currentAttrs(ctx)}
+	r := &run{cfg: cfg, opts: in.Options, hooks: enabledHooks(cfg, in.Options.Hooks), attrs: currentAttrs(ctx),
+		idleTail: rc.IdleTail}
 	lc := loop.Config{AgentID: info.WorkflowExecution.ID, Options: in.Options, Modes: cfg.ToolModes,
 		Local: cfg.LocalTools, Rules: rc.rules(), MaxSeedBytes: cfg.MaxSeedBytes, StreamHooks: r.hooks.stream}
 	if in.Seed != nil {

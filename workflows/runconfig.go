@@ -24,6 +24,10 @@ type runConfig struct {
 	// Rules are the loop's rules (loop.Rules); absent in runs recorded
 	// before they were versioned, which follow loop.Rules1.
 	Rules int `json:"rules,omitempty"`
+	// IdleTail: the run writes no journal marker for a turn that ends
+	// with signals.IdleTail (see idletail.go); absent in runs recorded
+	// before, which always write it.
+	IdleTail bool `json:"idle_tail,omitempty"`
 }
 
 // recordRunConfig records cfg's run configuration in history and returns
@@ -34,11 +38,11 @@ func recordRunConfig(ctx workflow.Context, cfg Config) (runConfig, error) {
 	current := runConfig{
 		MaxRunTurns: cfg.MaxRunTurns, MaxRunEvents: cfg.MaxRunEvents, MaxRunBytes: cfg.MaxRunBytes,
 		NoSearchAttributes: cfg.NoSearchAttributes, ToolModes: cfg.ToolModes, DefaultHooks: cfg.DefaultHooks,
-		LocalTools: cfg.LocalTools, Rules: int(loop.Latest),
+		LocalTools: cfg.LocalTools, Rules: int(loop.Latest), IdleTail: true,
 	}
 	if workflow.GetVersion(ctx, runConfigChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		current.LocalTools = nil // runs from before local tools ran every tool as an activity
-		current.Rules = 0
+		current.Rules, current.IdleTail = 0, false
 		return current, nil
 	}
 	err := workflow.SideEffect(ctx, func(workflow.Context) any { return current }).Get(&rc)
