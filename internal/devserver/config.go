@@ -188,10 +188,6 @@ func dynamicConfig(extra map[string]any) dynamicconfig.StaticClient {
 		dynamicconfig.FrontendMaxNamespaceVisibilityRPSPerInstance.Key(): 100,
 		// A laptop-sized mutable state cache (default 128k entries).
 		dynamicconfig.HistoryCacheHostLevelMaxSize.Key(): 8096,
-		// Search attributes added to an existing namespace take effect at once
-		// instead of after each service's namespace cache refresh. Costs one
-		// namespace read per mapping, which SQLite on a laptop absorbs.
-		dynamicconfig.ForceSearchAttributesCacheRefreshOnRead.Key(): true,
 	}
 	for k, v := range extra {
 		dc[dynamicconfig.MakeKey(k)] = v

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/server/common/dynamicconfig"
+	"go.temporal.io/server/common/log"
 
 	"github.com/tetherdev/tether/signals"
 )
@@ -44,4 +45,13 @@ func TestOptionsDefaultsAndValidation(t *testing.T) {
 		_, err := bad.withDefaults()
 		require.Error(t, err, name)
 	}
+}
+
+func TestSearchAttributeCachesReadThroughOnlyAfterAttributesWereAdded(t *testing.T) {
+	dc := &dynamicClient{static: dynamicConfig(nil)}
+	force := dynamicconfig.ForceSearchAttributesCacheRefreshOnRead.Get(dynamicconfig.NewCollection(dc, log.NewNoopLogger()))
+	require.False(t, force(), "a fresh namespace has its attributes: caches are enough")
+	dc.force.Store(true)
+	require.True(t, force(), "attributes added to an existing database take effect at once")
+	require.Equal(t, 1, dc.GetValue(dynamicconfig.MatchingNumTaskqueueReadPartitions.Key())[0].Value)
 }
