@@ -2,7 +2,13 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -22,18 +28,33 @@ import (
 
 // env is the embedded server of `cmd/worker --dev` (internal/devserver,
 // SQLite in memory, tuned as it ships) with one worker running the
-// workload as cmd/worker runs it, all in the benchmark's process.
+// workload as cmd/worker runs it: in the benchmark's process, or in a
+// process of its own (startWorkerProcess).
 type env struct {
 	srv    *devserver.Server
 	c      client.Client
 	agents *agent.Client
-	w      worker.Worker
 }
 
 // server starts the embedded server and a worker with the workload's
 // model and tools; more registers further workflows or activities (the
 // floor) on the same worker before it starts.
 func server(b testing.TB, more ...func(worker.Registry)) *env {
+	b.Helper()
+	e := serverOnly(b)
+	w, err := newWorker(e.c, signals.TaskQueue, workloadModel{}, workloadTools(), more...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := w.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(w.Stop)
+	return e
+}
+
+// serverOnly starts the embedded server without a worker.
+func serverOnly(b testing.TB) *env {
 	b.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -42,43 +63,122 @@ func server(b testing.TB, more ...func(worker.Registry)) *env {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = srv.Stop() })
-	c := dial(b, srv)
-	reg, _ := tools.NewRegistry(fetchTool("fetch", false), fetchTool("read", true))
-	w := startWorker(b, c, signals.TaskQueue, workloadModel{}, reg, more...)
-	return &env{srv: srv, c: c, agents: agent.New(c, signals.TaskQueue), w: w}
-}
-
-func dial(b testing.TB, srv *devserver.Server) client.Client {
-	b.Helper()
-	c, err := client.Dial(client.Options{HostPort: srv.HostPort(), Namespace: srv.Namespace(),
-		Logger: tlog.NewStructuredLogger(slog.New(slog.DiscardHandler))})
+	c, err := dial(srv.HostPort(), srv.Namespace())
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(c.Close)
-	return c
+	return &env{srv: srv, c: c, agents: agent.New(c, signals.TaskQueue)}
 }
 
-// startWorker runs a worker on queue whose default provider is model, as
-// workerfx builds it: one log reader shared by the activities.
-func startWorker(b testing.TB, c client.Client, queue string, model activities.Provider, reg *tools.Registry,
-	more ...func(worker.Registry)) worker.Worker {
-	b.Helper()
+func dial(hostPort, namespace string) (client.Client, error) {
+	return client.Dial(client.Options{HostPort: hostPort, Namespace: namespace,
+		Logger: tlog.NewStructuredLogger(slog.New(slog.DiscardHandler))})
+}
+
+// workloadTools are the workload's tool as an activity ("fetch") and as a
+// fast local tool ("read"), and "context", which returns 100 KB.
+func workloadTools() *tools.Registry {
+	reg, _ := tools.NewRegistry(fetchTool("fetch", false), fetchTool("read", true), contextTool())
+	return reg
+}
+
+// newWorker builds a worker on queue whose default provider is model, as
+// workerfx builds it: one log reader shared by the activities, into which
+// the workflow publishes its snapshots.
+func newWorker(c client.Client, queue string, model activities.Provider, reg *tools.Registry,
+	more ...func(worker.Registry)) (worker.Worker, error) {
 	reader := activities.NewLogReader(activities.WorkflowLog{Client: c}, 0)
 	w := worker.New(c, queue, worker.Options{BuildID: workerfx.BuildID()})
 	cfg := workerfx.WorkflowConfig(workflows.Config{}, nil, reg)
 	cfg.Snapshots = reader
 	workflows.Register(w, cfg)
-	activities.Register(w,
-		&activities.Model{Providers: map[string]activities.Provider{"bench": model, scripted.Name: scripted.Provider{}},
-			DefaultProvider: "bench", Tools: reg, Log: reader},
-		&activities.Tool{Runner: reg, Log: reader})
+	model2 := &activities.Model{Providers: map[string]activities.Provider{"bench": model, scripted.Name: scripted.Provider{}},
+		DefaultProvider: "bench", Tools: reg, Log: reader}
+	tool := &activities.Tool{Runner: reg, Log: reader}
+	if err := model2.Validate(); err != nil {
+		return nil, err
+	}
+	activities.Register(w, model2, tool)
 	for _, m := range more {
 		m(w)
 	}
-	if err := w.Start(); err != nil {
+	return w, nil
+}
+
+// A worker process is the benchmark binary run again with these set.
+const (
+	envWorkerAddr = "TETHER_BENCH_WORKER_ADDR"
+	envWorkerNS   = "TETHER_BENCH_WORKER_NAMESPACE"
+)
+
+func TestMain(m *testing.M) {
+	if addr := os.Getenv(envWorkerAddr); addr != "" {
+		os.Exit(runWorkerProcess(addr, os.Getenv(envWorkerNS)))
+	}
+	os.Exit(m.Run())
+}
+
+// runWorkerProcess is the body of a worker process: the workload's worker
+// until SIGTERM.
+func runWorkerProcess(addr, namespace string) int {
+	c, err := dial(addr, namespace)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "dial:", err)
+		return 1
+	}
+	defer c.Close()
+	w, err := newWorker(c, signals.TaskQueue, workloadModel{}, workloadTools())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "worker:", err)
+		return 1
+	}
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGTERM, os.Interrupt)
+	interrupt := make(chan any)
+	go func() { <-stop; close(interrupt) }()
+	if err := w.Run(interrupt); err != nil {
+		fmt.Fprintln(os.Stderr, "worker:", err)
+		return 1
+	}
+	return 0
+}
+
+// workerProcess is a worker running in a process of its own.
+type workerProcess struct{ cmd *exec.Cmd }
+
+// startWorkerProcess runs the workload's worker in its own process.
+func (e *env) startWorkerProcess(b testing.TB) *workerProcess {
+	b.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$", "-test.bench=^$")
+	cmd.Env = append(os.Environ(), envWorkerAddr+"="+e.srv.HostPort(), envWorkerNS+"="+e.srv.Namespace())
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(w.Stop)
-	return w
+	b.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_, _ = cmd.Process.Wait()
+	})
+	return &workerProcess{cmd: cmd}
+}
+
+// peakRSS is the process's peak resident memory (VmHWM), in MiB.
+func (w *workerProcess) peakRSS() float64 { return procMemory(w.cmd.Process.Pid, "VmHWM") }
+
+// procMemory reads a memory figure of /proc/<pid>/status in MiB (0 if it
+// cannot).
+func procMemory(pid int, field string) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			var kb float64
+			fmt.Sscanf(strings.TrimSpace(v), "%f kB", &kb)
+			return kb / 1024
+		}
+	}
+	return 0
 }

@@ -32,6 +32,14 @@ func (workloadModel) Complete(_ context.Context, req llm.Request) (eventlog.Assi
 	return eventlog.AssistantMessage{Text: text + strings.Repeat("a", 400-len(text)), FinishReason: eventlog.FinishStop}, nil
 }
 
+// contextTool returns 100 KB: an agent that called it holds a 100 KB
+// context.
+func contextTool() tools.Tool {
+	return tools.Tool{Name: "context", Description: "Fetch 100 KB.", Run: func(_ context.Context, c tools.Call) (tools.Result, error) {
+		return tools.Result{Content: strings.Repeat(c.CallID+" ", 100<<10/(len(c.CallID)+1)+1)[:100<<10]}, nil
+	}}
+}
+
 // fetchTool returns 2 KB. "fetch" runs as a regular activity (a tool that
 // does I/O); "read" is the same as a fast local tool, like the built-in
 // read_file.

@@ -50,7 +50,7 @@ func (m stampModel) Stream(ctx context.Context, _ llm.Request, emit func(llm.Chu
 // worker's SSE endpoint) receiving it: 400 chunks, one every 5 ms, of one
 // model call, against the embedded server.
 func BenchmarkTokenLatency(b *testing.B) {
-	e := server(b)
+	e := serverOnly(b)
 	c := e.c
 	hub := stream.NewHub(stream.HubOptions{})
 	srv := httptest.NewServer(hub.Handler())
