@@ -5,10 +5,10 @@ STATICCHECK   = honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 # Packages holding the loop's logic run under the race detector; the
 # server-backed packages link the embedded Temporal server once each.
-RACE_PKGS   = ./codec/... ./eventlog/... ./signals/... ./loop/... ./workflows/... ./hook/... ./activities/... ./agent/... ./projection/... ./internal/cli/...
-SERVER_PKGS = ./e2e/... ./internal/devserver/... ./internal/deps/... ./fx/... ./cmd/...
+RACE_PKGS   = ./codec/... ./eventlog/... ./signals/... ./loop/... ./workflows/... ./hook/... ./activities/... ./agent/... ./projection/... ./internal/cli/... ./bench/workload/...
+SERVER_PKGS = ./e2e/... ./internal/devserver/... ./internal/deps/... ./internal/cluster/... ./fx/... ./cmd/...
 
-.PHONY: test check unit server demo bench bench-long
+.PHONY: test check unit server demo bench bench-long fuzz cluster
 
 test: check unit server
 
@@ -22,16 +22,37 @@ unit:
 	$(GO) test -race -count=1 $(RACE_PKGS)
 
 server:
-	$(GO) test -count=1 $(SERVER_PKGS)
+	$(GO) test -count=1 -timeout 30m $(SERVER_PKGS)
 
 demo:
 	$(GO) run ./cmd/worker --demo
+
+# Each fuzz target for FUZZTIME. Their seeds (testdata/fuzz) run as plain
+# tests in `unit`. The first run builds the instrumented packages, which
+# takes minutes; later runs reuse Go's build cache.
+FUZZTIME ?= 5s
+FUZZ_TARGETS = FuzzDecode:./eventlog FuzzJournalUnmarshal:./signals FuzzValidate:./signals \
+	FuzzArguments:./activities/tools FuzzSchema:./activities/tools FuzzReadStream:./agent
+
+fuzz:
+	@for t in $(FUZZ_TARGETS); do \
+		name=$${t%%:*}; pkg=$${t#*:}; \
+		echo "$(GO) test -run '^\$$' -fuzz '^$$name\$$' -fuzztime $(FUZZTIME) $$pkg"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	done
 
 # The figures in bench/README.md: a few minutes; bench-long adds the
 # 10,000-turn agent (~18 minutes).
 bench:
 	$(GO) test -run '^$$' -bench 'History50|TokenLatency|ThousandAgents' -benchtime 1x -count 1 ./bench/...
 	$(GO) test -run '^$$' -bench 'TurnLatency' -benchtime 200x -count 1 ./bench/...
+	$(GO) test -run '^$$' -bench 'CrashRecovery' -benchtime 6x -count 1 ./bench/...
 
 bench-long:
 	$(GO) test -run '^$$' -bench 'LongLivedAgent' -benchtime 1x -count 1 -timeout 60m ./bench/...
+
+# Tether on a real Temporal cluster on PostgreSQL with two workers, and the
+# 1,000-agent benchmark with a worker killed halfway (scripts/cluster/run;
+# not part of test: ~10 minutes, installs PostgreSQL if missing).
+cluster:
+	scripts/cluster/run

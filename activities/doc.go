@@ -13,7 +13,16 @@
 // byte budget.
 //
 // Failures cross the activity edge as temporal.ApplicationErrors whose Type is
-// an eventlog.FailureKind and whose retryable flag is honest. Credentials
+// an eventlog.FailureKind (model) or signals.ToolFailure (tool) and whose
+// retryable flag is honest. A fault is not a failure: Temporal retries the
+// activities without an attempt limit, so an attempt lost with its worker
+// simply runs again, and each activity decides about its own failures. A
+// model call's failure is final (the workflow's retry hook owns retries); a
+// tool's or a summary's own failures are counted in the heartbeat details,
+// which survive to the next attempt, until the call's attempt budget is
+// used. Each enforces the call's own time limit itself, so running out of
+// time is the call's failure too. A model reply is bounded (llm.Bound)
+// before it leaves the activity, and so is every error text. Credentials
 // live in provider adapters on the worker and never appear in an input, a
 // result, an error or a log line. Provider SDK retries are off: Temporal and
 // the workflow own retries.

@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/tetherdev/tether/activities/llm"
+	"github.com/tetherdev/tether/activities/tools"
 	"github.com/tetherdev/tether/eventlog"
 	"github.com/tetherdev/tether/signals"
 )
@@ -86,6 +87,13 @@ func (m *Model) Validate() error {
 
 // Call makes the model request described by in. The conversation is read
 // from the agent's log, never carried in the input.
+//
+// A failure of the call itself (the provider's error, or running past the
+// call's time limit) is final: it closes the step, and the workflow's
+// request-error hooks decide whether a retry turn follows. A compaction
+// summary is the exception: its own failures are retried up to its attempt
+// budget. An attempt lost to a fault (the worker died or lost the server)
+// is retried by Temporal and recorded as nothing.
 func (m *Model) Call(ctx context.Context, in signals.ModelInput) (signals.ModelOutput, error) {
 	name := in.Call.Provider
 	if name == "" {
@@ -99,9 +107,14 @@ func (m *Model) Call(ctx context.Context, in signals.ModelInput) (signals.ModelO
 	}
 	// Heartbeat for the whole attempt: reading the log can wait on a
 	// workflow whose worker just died, and a silent model may think long.
-	// A streaming call's heartbeats carry its locator.
-	w, locator := m.open(ctx, p, in)
-	stop := heartbeat(ctx, m.HeartbeatEvery, locator...)
+	// A streaming call's heartbeats carry its locator, a summary's the
+	// count of its own failures.
+	w, details := m.open(ctx, p, in)
+	prior := priorFailures(ctx)
+	if in.Call.Summarize != nil {
+		details = []any{attemptRecord{Failures: prior}}
+	}
+	stop := heartbeat(ctx, m.HeartbeatEvery, details...)
 	defer stop()
 	req, err := m.request(ctx, in)
 	if err != nil {
@@ -109,15 +122,25 @@ func (m *Model) Call(ctx context.Context, in signals.ModelInput) (signals.ModelO
 		return signals.ModelOutput{}, err
 	}
 	timing := startTiming()
-	out, err := m.complete(ctx, p, req, w, in.Call.Stream, timing)
+	own, limit, cancel := ownContext(ctx)
+	defer cancel()
+	out, err := m.complete(own, p, req, w, in.Call.Stream, timing)
 	if err != nil {
-		return signals.ModelOutput{}, providerError(ctx, err, timing.summary())
+		f, fault := callFailure(ctx, own, limit, err)
+		switch {
+		case fault != nil:
+			return signals.ModelOutput{}, fault
+		case in.Call.Summarize != nil && f.Kind.Retryable():
+			return signals.ModelOutput{}, ownFailure(ctx, stop, prior, budget(in.Call.Summarize.Attempts),
+				string(f.Kind), f.Message, f)
+		}
+		return signals.ModelOutput{}, failure(f, timing.summary())
 	}
 	out.Provider, out.Stream = name, timing.summary()
 	if out.Model == "" {
 		out.Model = req.Model
 	}
-	return out, nil
+	return llm.Bound(out), nil
 }
 
 // SummarizerPrompt is the system prompt of a compaction call.
@@ -192,8 +215,9 @@ func (m *Model) request(ctx context.Context, in signals.ModelInput) (llm.Request
 	}
 	msgs, err := m.Log.Conversation(ctx, ownRef(ctx, in.Ref))
 	if err != nil {
-		// The workflow is reachable again after a restart; retry.
-		return llm.Request{}, temporal.NewApplicationError(err.Error(), ErrLogUnavailable)
+		// The workflow is reachable again once it has a worker: a fault,
+		// retried by Temporal without counting.
+		return llm.Request{}, temporal.NewApplicationError(tools.Truncate(err.Error(), MaxErrorBytes), ErrLogUnavailable)
 	}
 	if s := in.Call.Summarize; s != nil {
 		return summaryRequest(in.Call, msgs, s.Keep), nil
@@ -201,32 +225,42 @@ func (m *Model) request(ctx context.Context, in signals.ModelInput) (llm.Request
 	return llm.Request{Model: in.Call.Model, MaxTokens: in.Call.MaxTokens, Effort: in.Call.Effort, Messages: msgs, Tools: specs}, nil
 }
 
-// ErrLogUnavailable is the ApplicationError type of a failed log read.
+// ErrLogUnavailable is the ApplicationError type of a failed log read, in
+// the model and the tool activity. It is retryable and not counted against
+// a call's attempts: the log query fails while the agent's workflow has no
+// worker, which is a fault.
 const ErrLogUnavailable = "tether.LogUnavailable"
 
-// providerError turns a provider failure into a typed ApplicationError whose
-// Type is the failure kind and whose details carry the eventlog.Failure.
-func providerError(ctx context.Context, err error, timing *eventlog.StreamTiming) error {
+// callFailure normalises a failed provider call. A fault (the attempt was
+// canceled with its turn, or lost: the server stopped taking its
+// heartbeats) comes back as an error to return as it is, never as a
+// failure of the call; running past the call's own time limit is a timeout.
+func callFailure(ctx, own context.Context, limit time.Duration, err error) (eventlog.Failure, error) {
+	switch {
+	case ctx.Err() != nil:
+		return eventlog.Failure{}, ctx.Err()
+	case errors.Is(own.Err(), context.DeadlineExceeded):
+		return eventlog.Failure{Kind: eventlog.FailureTimeout, Message: fmt.Sprintf("model call did not finish within %s", limit)}, nil
+	}
 	if e, ok := llm.AsError(err); ok {
-		return failure(e.Failure, timing)
+		return e.Failure, nil
 	}
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	return failure(eventlog.Failure{Kind: eventlog.FailureUnknown, Message: err.Error()}, timing)
+	return eventlog.Failure{Kind: eventlog.FailureUnknown, Message: err.Error()}, nil
 }
 
-// failure is the typed error of a failed call: its Type is the failure
-// kind; its details the eventlog.Failure, then the call's timing if any.
+// failure is the typed, final error of a failed call: its Type is the
+// failure kind; its details the eventlog.Failure, then the call's timing if
+// any. It is never retried by Temporal, whatever the kind: the failure
+// closes the step and the request-error hooks decide about a retry turn.
 func failure(f eventlog.Failure, timing ...*eventlog.StreamTiming) error {
+	f.Message = tools.Truncate(f.Message, MaxErrorBytes)
 	details := []any{f}
 	if len(timing) > 0 && timing[0] != nil {
 		details = append(details, *timing[0])
 	}
 	return temporal.NewApplicationErrorWithOptions(f.Message, string(f.Kind), temporal.ApplicationErrorOptions{
-		NonRetryable:   !f.Kind.Retryable(),
-		NextRetryDelay: f.RetryAfter,
-		Details:        details,
+		NonRetryable: true,
+		Details:      details,
 	})
 }
 

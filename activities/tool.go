@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"time"
 
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/tetherdev/tether/activities/llm"
 	"github.com/tetherdev/tether/activities/tools"
 	"github.com/tetherdev/tether/eventlog"
 	"github.com/tetherdev/tether/signals"
@@ -24,6 +27,13 @@ type ToolCallReader interface {
 }
 
 // Tool is the tool activity: it runs one call the model asked for.
+//
+// Tools run at least once: an attempt lost to a fault (its worker died or
+// lost the server) runs again from the start, and so does a local tool
+// whose workflow task was lost. The call's idempotency key is the same
+// every time, so a tool with side effects dedupes on it. Only the tool's own
+// failures (an error, or running past its time limit) count against the
+// call's attempts; see signals.ToolFailure.
 type Tool struct {
 	Runner         ToolRunner
 	Log            ToolCallReader
@@ -41,26 +51,73 @@ func (t *Tool) Validate() error {
 // Run executes the call named by in. Its arguments are read from the log;
 // the idempotency key is stable across retries and crashes.
 func (t *Tool) Run(ctx context.Context, in signals.ToolInput) (signals.ToolOutput, error) {
-	stop := heartbeat(ctx, t.HeartbeatEvery)
+	prior := priorFailures(ctx)
+	stop := heartbeat(ctx, t.HeartbeatEvery, attemptRecord{Failures: prior})
 	defer stop()
 	ref := ownRef(ctx, signals.LogRef{Upto: in.AssistantSeq + 1})
 	args := in.Arguments
 	if args == nil { // a regular activity: the arguments are in the log
 		req, err := t.Log.ToolCall(ctx, ref, in.AssistantSeq, in.CallID)
 		if err != nil {
-			return signals.ToolOutput{}, fmt.Errorf("tool %s call %s: %w", in.Name, in.CallID, err)
+			// The log is readable again once the workflow has a worker: a
+			// fault, retried without counting.
+			msg := tools.Truncate(fmt.Sprintf("tool %s call %s: %v", in.Name, in.CallID, err), MaxErrorBytes)
+			return signals.ToolOutput{}, temporal.NewApplicationError(msg, ErrLogUnavailable)
 		}
 		args = req.Arguments
 	}
-	res, err := t.Runner.Execute(ctx, tools.Call{
+	out := signals.ToolOutput{CallID: in.CallID, Name: in.Name}
+	if n, limit, dropped := llm.DroppedArguments(args); dropped {
+		out.Content, out.IsError = llm.DroppedNotice(n, limit), true
+		return out, nil
+	}
+	res, err := t.execute(ctx, tools.Call{
 		AgentID: ref.AgentID, CallID: in.CallID, Name: in.Name,
 		Arguments: args, IdempotencyKey: in.IdempotencyKey,
 	})
-	if err != nil {
-		return signals.ToolOutput{}, fmt.Errorf("tool %s call %s: %w", in.Name, in.CallID, err)
+	switch {
+	case err == nil:
+		out.Content, out.IsError, out.ConcludesTurn = res.Content, res.IsError, res.ConcludesTurn
+		return out, nil
+	case ctx.Err() != nil:
+		// Canceled with its turn, or the attempt was lost (the server
+		// stopped taking its heartbeats): not the tool's failure.
+		return signals.ToolOutput{}, ctx.Err()
 	}
-	return signals.ToolOutput{
-		CallID: in.CallID, Name: in.Name, Content: res.Content,
-		IsError: res.IsError, ConcludesTurn: res.ConcludesTurn,
-	}, nil
+	return signals.ToolOutput{}, ownFailure(ctx, stop, prior, budget(in.Attempts), signals.ToolFailure,
+		fmt.Sprintf("tool %s call %s: %v", in.Name, in.CallID, err))
+}
+
+// execute runs the call within the call's own time limit and returns when
+// it is up even if the tool ignores its context: a tool that hangs fails on
+// its own account, and its goroutine is left to finish by itself.
+func (t *Tool) execute(ctx context.Context, call tools.Call) (tools.Result, error) {
+	own, limit, cancel := ownContext(ctx)
+	defer cancel()
+	type reply struct {
+		res tools.Result
+		err error
+	}
+	done := make(chan reply, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- reply{err: fmt.Errorf("tool %s panicked: %v", call.Name, p)}
+			}
+		}()
+		res, err := t.Runner.Execute(own, call)
+		done <- reply{res, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil && ctx.Err() == nil && errors.Is(own.Err(), context.DeadlineExceeded) {
+			return tools.Result{}, fmt.Errorf("did not finish within %s", limit)
+		}
+		return r.res, r.err
+	case <-own.Done():
+		if ctx.Err() != nil {
+			return tools.Result{}, ctx.Err()
+		}
+		return tools.Result{}, fmt.Errorf("did not finish within %s", limit)
+	}
 }

@@ -137,29 +137,21 @@ func TestToolRunExecutesCallWithArgumentsFromLog(t *testing.T) {
 	}
 }
 
-func TestToolRunFailsRetryablyWhenLogReadFails(t *testing.T) {
+func TestToolRunLogReadFailureIsAFaultThatDoesNotCount(t *testing.T) {
 	rec := &recordingTool{res: tools.Result{Content: "hi"}}
 	log := &fakeToolCalls{err: errors.New("log of agent-1 has no assistant message at seq 11")}
 	tool := &activities.Tool{Runner: toolRegistry(t, rec), Log: log}
 
-	_, err := runTool(t, tool, echoInput)
+	beats := listenHeartbeats(t)
+	beats.env.SetHeartbeatDetails(failures{Failures: 2})
+	_, err := runToolIn(t, beats.env, tool, echoInput)
 	appErr := requireAppError(t, err)
+	require.Equal(t, activities.ErrLogUnavailable, appErr.Type())
 	require.False(t, appErr.NonRetryable())
 	require.Contains(t, appErr.Error(), "no assistant message at seq 11")
 	require.Contains(t, appErr.Error(), "call_2_0")
 	require.Empty(t, rec.got(), "the tool must not run without its arguments")
-}
-
-func TestToolRunFailsRetryablyWhenToolFails(t *testing.T) {
-	rec := &recordingTool{err: errors.New("backend unavailable")}
-	log := &fakeToolCalls{req: eventlog.ToolCallRequest{ID: echoInput.CallID, Name: "echo", Arguments: []byte(`{"text":"hi"}`)}}
-	tool := &activities.Tool{Runner: toolRegistry(t, rec), Log: log}
-
-	_, err := runTool(t, tool, echoInput)
-	appErr := requireAppError(t, err)
-	require.False(t, appErr.NonRetryable())
-	require.Contains(t, appErr.Error(), "backend unavailable")
-	require.Len(t, rec.got(), 1)
+	require.Equal(t, failures{Failures: 2}, beats.last(), "the count is carried on, not raised")
 }
 
 func TestToolRunReportsUnknownToolAsErrorResult(t *testing.T) {

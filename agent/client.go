@@ -81,6 +81,9 @@ func (r *Client) Create(ctx context.Context, o CreateOptions) (*Handle, error) {
 	if o.ID == "" {
 		o.ID = "agent-" + newID()
 	}
+	if err := signals.ValidateOptions(o.Options, nil, nil); err != nil {
+		return nil, err
+	}
 	in := signals.AgentInput{Options: o.Options}
 	if o.First != "" {
 		m := signals.Message{ID: eventlog.MessageID(newID()), Content: o.First}

@@ -6,6 +6,8 @@
 // are validated here first, so bad input fails with a typed error before
 // anything is sent; what the workflow rejects comes back typed as well
 // (errors.Is against this package's and signals' sentinel errors).
+// Client.List finds agents by Tether's search attributes through Temporal's
+// visibility store, which is eventually consistent.
 //
 // The package never imports workflow internals beyond the search attribute
 // keys, and never holds provider credentials.

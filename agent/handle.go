@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
@@ -28,7 +30,10 @@ type Handle struct {
 // SendOption changes how a message is delivered.
 type SendOption func(*sendOptions)
 
-type sendOptions struct{ ack bool }
+type sendOptions struct {
+	ack bool
+	id  eventlog.MessageID
+}
 
 // Acknowledged delivers the message as an update: the call returns once the
 // workflow has validated and accepted it, with the position of its inbox
@@ -37,6 +42,30 @@ type sendOptions struct{ ack bool }
 // default signal, which the client validates before sending and which the
 // server accepts durably at once, even while no worker runs.
 func Acknowledged() SendOption { return func(o *sendOptions) { o.ack = true } }
+
+// WithMessageID sends the message under id, chosen by the caller, instead
+// of a fresh one, so a sender that retries (after a timeout, a crash, an
+// answer lost on the way) can send the same message again safely: the
+// agent remembers the last 1,024 message IDs it accepted (loop.MaxRecentIDs,
+// carried across Continue-As-New) and never delivers one twice.
+//
+// A resend is acknowledged as a duplicate. Sent as a signal (the default),
+// it is dropped by the workflow and the call returns no error: the server
+// took the signal, the agent ignores it. With Acknowledged, the call
+// returns the first delivery's Ack (Temporal answers a repeated update ID
+// from the run that accepted it) or an error matching signals.ErrDuplicateID
+// (the first copy came as a signal, or an earlier run of the agent accepted
+// it); or, when it overtakes a first copy sent as a signal that the agent
+// has not recorded yet, its own Ack, and that signal is the copy dropped.
+// Each way the message is delivered once: treat ErrDuplicateID as success.
+//
+// id must pass signals.ValidateID (1 to 128 bytes of printable ASCII
+// without spaces, not starting with "made:"), or the call fails with
+// signals.ErrInvalidID before anything is sent. An empty id means a fresh
+// one, as without the option.
+func WithMessageID(id eventlog.MessageID) SendOption {
+	return func(o *sendOptions) { o.id = id }
+}
 
 // Followup queues content for a turn of its own and wakes the agent.
 func (h *Handle) Followup(ctx context.Context, content string, opts ...SendOption) (signals.Ack, error) {
@@ -55,11 +84,12 @@ func (h *Handle) Inject(ctx context.Context, content string, opts ...SendOption)
 
 // Send routes content to list, waking the agent when wake is set.
 func (h *Handle) Send(ctx context.Context, content string, list eventlog.List, wake bool, opts ...SendOption) (signals.Ack, error) {
-	s := signals.Send{Message: signals.Message{ID: NewMessageID(), Content: content}, List: list, Wake: wake}
+	o := options(opts)
+	s := signals.Send{Message: signals.Message{ID: o.id, Content: content}, List: list, Wake: wake}
 	if err := signals.ValidateSend(s); err != nil {
 		return signals.Ack{}, err
 	}
-	if options(opts).ack {
+	if o.ack {
 		return update(ctx, h, signals.SendUpdate, string(s.ID), s)
 	}
 	return signals.Ack{MessageID: s.ID, Seq: -1}, signal(ctx, h, signals.SendSignal, s)
@@ -69,11 +99,12 @@ func (h *Handle) Send(ctx context.Context, content string, list eventlog.List, w
 // (unknown until the workflow records it).
 func (h *Handle) message(ctx context.Context, sig signals.Signal[signals.Message], upd signals.Update[signals.Message, signals.Ack],
 	content string, opts []SendOption) (signals.Ack, error) {
-	m := signals.Message{ID: NewMessageID(), Content: content}
+	o := options(opts)
+	m := signals.Message{ID: o.id, Content: content}
 	if err := signals.ValidateMessage(m); err != nil {
 		return signals.Ack{}, err
 	}
-	if options(opts).ack {
+	if o.ack {
 		return update(ctx, h, upd, string(m.ID), m)
 	}
 	return signals.Ack{MessageID: m.ID, Seq: -1}, signal(ctx, h, sig, m)
@@ -83,6 +114,9 @@ func options(opts []SendOption) sendOptions {
 	var o sendOptions
 	for _, f := range opts {
 		f(&o)
+	}
+	if o.id == "" {
+		o.id = NewMessageID()
 	}
 	return o
 }
@@ -122,27 +156,27 @@ func (h *Handle) Status(ctx context.Context) (signals.StatusView, error) {
 // waits on the agent's history with a long poll (shared by all waiters on
 // the agent through this Client) and asks again when a workflow task may
 // have left the agent idle: within milliseconds of it, and without writing
-// anything to the agent's history.
-func (h *Handle) WaitIdle(ctx context.Context) (signals.StatusView, error) {
+// anything to the agent's history. The wait-idle update is the push
+// alternative for callers that prefer it.
+func (h *Handle) WaitIdle(ctx context.Context, opts ...WaitOption) (signals.StatusView, error) {
+	var o waitOptions
+	for _, f := range opts {
+		f(&o)
+	}
 	w := h.watches.acquire(h.ID)
 	defer w.release()
-	backoff := minPoll
 	for {
 		_, settled := w.wait()
-		st, err := h.Status(ctx)
-		delay := recheck
+		// A query fails for a while when no worker holds the agent (a
+		// worker restart): queryRun asks again until the caller's deadline.
+		st, err := queryRun(ctx, h, "", signals.StatusQuery, struct{}{}, untilDone)
 		switch {
-		case err == nil && (st.Idle() || st.Disposed):
-			return st, nil
-		case err != nil && (errors.Is(err, ErrNotFound) || errors.Is(err, ErrClosed) || ctx.Err() != nil):
-			return st, err
 		case err != nil:
-			// A query fails for a while when no worker holds the agent (a
-			// worker restart): keep asking, with backoff, until the
-			// caller's deadline.
-			delay, backoff = backoff, min(2*backoff, maxPoll)
+			return st, err
+		case st.Idle() || st.Disposed || o.orBlocked && st.Blocked():
+			return st, nil
 		}
-		if err := waitFor(ctx, settled, delay); err != nil {
+		if err := waitFor(ctx, settled, recheck); err != nil {
 			return st, err
 		}
 	}
@@ -161,7 +195,16 @@ func waitFor(ctx context.Context, ch <-chan struct{}, d time.Duration) error {
 	return nil
 }
 
-// Polling bounds: the backoff of a failing status query, and how often a
+// WaitOption changes what WaitIdle waits for.
+type WaitOption func(*waitOptions)
+
+type waitOptions struct{ orBlocked bool }
+
+// OrBlocked also returns when the open turn waits for a person (an
+// approval or an ask_human answer): StatusView.Pending says what for.
+func OrBlocked() WaitOption { return func(o *waitOptions) { o.orBlocked = true } }
+
+// Polling bounds: the backoff of a query asked again, and how often a
 // waiter asks again when its long poll told it nothing (a safety net).
 const (
 	minPoll = 10 * time.Millisecond
@@ -180,7 +223,7 @@ func (h *Handle) Log(ctx context.Context) ([]eventlog.Envelope, error) {
 func (h *Handle) logOf(ctx context.Context, runID string, from int64) ([]eventlog.Envelope, error) {
 	var out []eventlog.Envelope
 	for {
-		page, err := queryRun(ctx, h, runID, signals.LogQuery, signals.LogRequest{From: from})
+		page, err := queryRun(ctx, h, runID, signals.LogQuery, signals.LogRequest{From: from}, notReadyOnly)
 		if err != nil {
 			return nil, err
 		}
@@ -222,20 +265,59 @@ func signal[T any](ctx context.Context, h *Handle, s signals.Signal[T], in T) er
 }
 
 func query[In, Out any](ctx context.Context, h *Handle, q signals.Query[In, Out], in In) (Out, error) {
-	return queryRun(ctx, h, "", q, in)
+	return queryRun(ctx, h, "", q, in, notReadyOnly)
 }
 
-// queryRun asks one run ("" = the latest).
-func queryRun[In, Out any](ctx context.Context, h *Handle, runID string, q signals.Query[In, Out], in In) (Out, error) {
+// patience says which failed queries queryRun asks again, and for how long.
+type patience int
+
+const (
+	// notReadyOnly asks again, for up to queryNotReadyWait, a run whose
+	// first workflow task has not completed (a busy or restarting worker):
+	// it has run none of its code, so it knows no query yet.
+	notReadyOnly patience = iota
+	// untilDone asks again after any failure but a missing agent, until ctx
+	// ends: a query fails for a while when no worker holds the agent.
+	untilDone
+)
+
+// queryNotReadyWait bounds how long a query waits for a run to register
+// its handlers.
+const queryNotReadyWait = 15 * time.Second
+
+// queryRun asks one run ("" = the latest), asking again with backoff while
+// p says the run cannot answer yet. It is the client's one retry of a
+// query.
+func queryRun[In, Out any](ctx context.Context, h *Handle, runID string, q signals.Query[In, Out], in In, p patience) (Out, error) {
 	var out Out
-	v, err := h.c.QueryWorkflow(ctx, h.ID, runID, q.Name, in)
-	if err == nil {
-		err = v.Get(&out)
+	deadline := time.Now().Add(queryNotReadyWait)
+	for pause := minPoll; ; pause = min(2*pause, maxPoll) {
+		v, err := h.c.QueryWorkflow(ctx, h.ID, runID, q.Name, in)
+		if err == nil {
+			err = v.Get(&out)
+		}
+		if err == nil {
+			return out, nil
+		}
+		again := notReady(err, q.Name) && time.Now().Add(pause).Before(deadline) ||
+			p == untilDone && !isNotFound(err)
+		if !again || ctx.Err() != nil {
+			return out, h.mapErr(ctx, q.Name, err)
+		}
+		select {
+		case <-ctx.Done():
+			return out, h.mapErr(ctx, q.Name, err)
+		case <-time.After(pause):
+		}
 	}
-	if err != nil {
-		return out, h.mapErr(ctx, q.Name, err)
-	}
-	return out, nil
+}
+
+// notReady reports the SDK's answer of a run that has not registered
+// query name: its workflow function has not run yet.
+func notReady(err error, name string) bool {
+	var qf *serviceerror.QueryFailed
+	var wnr *serviceerror.WorkflowNotReady
+	return errors.As(err, &wnr) || errors.As(err, &qf) && strings.Contains(qf.Message, "unknown queryType "+name+".")
 }
 
 // mapErr turns Temporal errors into this package's typed errors: a missing

@@ -25,6 +25,10 @@ const maxEventBytes = 4 << 20
 // Reconnect with from set past the last event received.
 var ErrStreamInterrupted = errors.New("stream ended before done or error")
 
+// ErrMalformedStream: the response is not the stream of events a worker
+// sends (an event that does not decode, a line over 4 MiB).
+var ErrMalformedStream = errors.New("malformed stream")
+
 // ReadStream reads the live token stream at streamURL (a worker's stream
 // endpoint, as a model activity's signals.StreamLocator names it) with its
 // token, from Seq from on. It is an iterator rather than a pair of
@@ -35,7 +39,8 @@ var ErrStreamInterrupted = errors.New("stream ended before done or error")
 // error, ending after the terminal event. Otherwise it ends by yielding one
 // error: signals.ErrNoStream (404: gone, or the token is not the stream's),
 // signals.ErrStreamBusy (429), signals.ErrHubBusy (503), ctx's error,
-// ErrStreamInterrupted or a transport error; for the last two, reconnect with from = last Seq + 1.
+// ErrMalformedStream, ErrStreamInterrupted or a transport error; for the
+// last two, reconnect with from = last Seq + 1.
 // The token travels in a header and appears in no error. client nil means
 // http.DefaultClient; its Timeout must be zero or it cuts streams off.
 func ReadStream(ctx context.Context, client *http.Client, streamURL, token string, from int64) iter.Seq2[signals.StreamEvent, error] {
@@ -133,7 +138,7 @@ func nextEvent(sc *bufio.Scanner) (signals.StreamEvent, error) {
 			}
 			var ev signals.StreamEvent
 			if err := json.Unmarshal(data, &ev); err != nil {
-				return signals.StreamEvent{}, fmt.Errorf("decode event: %w", err)
+				return signals.StreamEvent{}, fmt.Errorf("%w: decode event: %w", ErrMalformedStream, err)
 			}
 			return ev, nil
 		}
@@ -147,7 +152,10 @@ func nextEvent(sc *bufio.Scanner) (signals.StreamEvent, error) {
 		data = append(data, bytes.TrimPrefix(value, []byte(" "))...)
 		hasData = true
 	}
-	if err := sc.Err(); err != nil {
+	switch err := sc.Err(); {
+	case errors.Is(err, bufio.ErrTooLong):
+		return signals.StreamEvent{}, fmt.Errorf("%w: %w", ErrMalformedStream, err)
+	case err != nil:
 		return signals.StreamEvent{}, err
 	}
 	return signals.StreamEvent{}, ErrStreamInterrupted

@@ -20,6 +20,7 @@ import (
 	"github.com/tetherdev/tether/activities/scripted"
 	"github.com/tetherdev/tether/activities/tools"
 	"github.com/tetherdev/tether/agent"
+	"github.com/tetherdev/tether/bench/workload"
 	"github.com/tetherdev/tether/fx/workerfx"
 	"github.com/tetherdev/tether/internal/devserver"
 	"github.com/tetherdev/tether/signals"
@@ -42,7 +43,7 @@ type env struct {
 func server(b testing.TB, more ...func(worker.Registry)) *env {
 	b.Helper()
 	e := serverOnly(b)
-	w, err := newWorker(e.c, signals.TaskQueue, workloadModel{}, workloadTools(), more...)
+	w, err := newWorker(e.c, signals.TaskQueue, workload.Model{}, workloadTools(), more...)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -76,11 +77,20 @@ func dial(hostPort, namespace string) (client.Client, error) {
 		Logger: tlog.NewStructuredLogger(slog.New(slog.DiscardHandler))})
 }
 
-// workloadTools are the workload's tool as an activity ("fetch") and as a
-// fast local tool ("read"), and "context", which returns 100 KB.
+// workloadTools are the workload's tool as an activity (workload.Fetch)
+// and as a fast local tool (workload.Read), and "context", which returns
+// 100 KB.
 func workloadTools() *tools.Registry {
-	reg, _ := tools.NewRegistry(fetchTool("fetch", false), fetchTool("read", true), contextTool())
+	reg, _ := tools.NewRegistry(workload.Tool(workload.Fetch, false), workload.Tool(workload.Read, true), contextTool())
 	return reg
+}
+
+// contextTool returns 100 KB: an agent that called it holds a 100 KB
+// context.
+func contextTool() tools.Tool {
+	return tools.Tool{Name: "context", Description: "Fetch 100 KB.", Run: func(_ context.Context, c tools.Call) (tools.Result, error) {
+		return tools.Result{Content: strings.Repeat(c.CallID+" ", 100<<10/(len(c.CallID)+1)+1)[:100<<10]}, nil
+	}}
 }
 
 // newWorker builds a worker on queue whose default provider is model, as
@@ -89,12 +99,13 @@ func workloadTools() *tools.Registry {
 func newWorker(c client.Client, queue string, model activities.Provider, reg *tools.Registry,
 	more ...func(worker.Registry)) (worker.Worker, error) {
 	reader := activities.NewLogReader(activities.WorkflowLog{Client: c}, 0)
+	//lint:ignore SA1019 the build ID as cmd/worker records it (fx/workerfx)
 	w := worker.New(c, queue, worker.Options{BuildID: workerfx.BuildID()})
 	cfg := workerfx.WorkflowConfig(workflows.Config{}, nil, reg)
 	cfg.Snapshots = reader
 	workflows.Register(w, cfg)
-	model2 := &activities.Model{Providers: map[string]activities.Provider{"bench": model, scripted.Name: scripted.Provider{}},
-		DefaultProvider: "bench", Tools: reg, Log: reader}
+	model2 := &activities.Model{Providers: map[string]activities.Provider{workload.Provider: model, scripted.Name: scripted.Provider{}},
+		DefaultProvider: workload.Provider, Tools: reg, Log: reader}
 	tool := &activities.Tool{Runner: reg, Log: reader}
 	if err := model2.Validate(); err != nil {
 		return nil, err
@@ -106,15 +117,19 @@ func newWorker(c client.Client, queue string, model activities.Provider, reg *to
 	return w, nil
 }
 
-// A worker process is the benchmark binary run again with these set.
+// A worker process is the benchmark binary run again with envAddr set
+// (see recovery_test.go); envRole says which worker it runs.
 const (
-	envWorkerAddr = "TETHER_BENCH_WORKER_ADDR"
-	envWorkerNS   = "TETHER_BENCH_WORKER_NAMESPACE"
+	envRole      = "TETHER_BENCH_WORKER_ROLE"
+	roleWorkload = "workload" // runWorkerProcess; otherwise runRecoveryWorker
 )
 
 func TestMain(m *testing.M) {
-	if addr := os.Getenv(envWorkerAddr); addr != "" {
-		os.Exit(runWorkerProcess(addr, os.Getenv(envWorkerNS)))
+	if addr := os.Getenv(envAddr); addr != "" {
+		if os.Getenv(envRole) == roleWorkload {
+			os.Exit(runWorkerProcess(addr, os.Getenv(envNamespace)))
+		}
+		os.Exit(runRecoveryWorker(addr))
 	}
 	os.Exit(m.Run())
 }
@@ -128,7 +143,7 @@ func runWorkerProcess(addr, namespace string) int {
 		return 1
 	}
 	defer c.Close()
-	w, err := newWorker(c, signals.TaskQueue, workloadModel{}, workloadTools())
+	w, err := newWorker(c, signals.TaskQueue, workload.Model{}, workloadTools())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "worker:", err)
 		return 1
@@ -151,7 +166,7 @@ type workerProcess struct{ cmd *exec.Cmd }
 func (e *env) startWorkerProcess(b testing.TB) *workerProcess {
 	b.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$", "-test.bench=^$")
-	cmd.Env = append(os.Environ(), envWorkerAddr+"="+e.srv.HostPort(), envWorkerNS+"="+e.srv.Namespace())
+	cmd.Env = append(os.Environ(), envRole+"="+roleWorkload, envAddr+"="+e.srv.HostPort(), envNamespace+"="+e.srv.Namespace())
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)

@@ -37,8 +37,8 @@ func BenchmarkThousandAgents(b *testing.B) {
 		runtime.ReadMemStats(&ms)
 		b.ReportMetric(elapsed.Seconds(), "fleet-s")
 		b.ReportMetric(float64(agents*turns)/elapsed.Seconds(), "turns/s")
-		b.ReportMetric(pct(times, 50), "turn-p50-ms")
-		b.ReportMetric(pct(times, 99), "turn-p99-ms")
+		b.ReportMetric(pctMs(times, 50), "turn-p50-ms")
+		b.ReportMetric(pctMs(times, 99), "turn-p99-ms")
 		b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "heap-MiB")
 	}
 }
@@ -93,8 +93,8 @@ func BenchmarkTenThousandAgents(b *testing.B) {
 			}
 			times = append(times, time.Since(start))
 		}
-		b.ReportMetric(pct(times, 50), "turn-p50-ms")
-		b.ReportMetric(pct(times, 99), "turn-p99-ms")
+		b.ReportMetric(pctMs(times, 50), "turn-p50-ms")
+		b.ReportMetric(pctMs(times, 99), "turn-p99-ms")
 		b.ReportMetric(w.peakRSS(), "worker-peak-MiB")
 	}
 }
@@ -119,10 +119,10 @@ func fleetProcess(b *testing.B, agents, turns, inFlight int, opts signals.AgentO
 		runtime.ReadMemStats(&ms)
 		b.ReportMetric(elapsed.Seconds(), "fleet-s")
 		b.ReportMetric(float64(agents*turns)/elapsed.Seconds(), "turns/s")
-		b.ReportMetric(pct(times, 50), "turn-p50-ms")
-		b.ReportMetric(pct(times, 99), "turn-p99-ms")
+		b.ReportMetric(pctMs(times, 50), "turn-p50-ms")
+		b.ReportMetric(pctMs(times, 99), "turn-p99-ms")
 		b.ReportMetric(float64(failed), "log-reads-failed")
-		b.ReportMetric(pct(reads, 99), "log-read-p99-ms")
+		b.ReportMetric(pctMs(reads, 99), "log-read-p99-ms")
 		b.ReportMetric(w.peakRSS(), "worker-peak-MiB")
 		b.ReportMetric(procMemory(os.Getpid(), "VmHWM"), "server-process-peak-MiB")
 		b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "server-process-heap-MiB")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tetherdev/tether/activities/llm"
 	"github.com/tetherdev/tether/activities/tools"
+	"github.com/tetherdev/tether/bench/workload"
 	"github.com/tetherdev/tether/eventlog"
 )
 
@@ -62,7 +63,7 @@ func floor(ctx workflow.Context) error {
 	}
 }
 
-// floorModelCall asks workloadModel, as Tether's model activity does.
+// floorModelCall asks workload.Model, as Tether's model activity does.
 func floorModelCall(ctx context.Context, in floorCall) (eventlog.AssistantMessage, error) {
 	msgs := []eventlog.Message{{Role: eventlog.RoleUser, Content: in.Prompt}}
 	if in.Call != nil {
@@ -70,10 +71,10 @@ func floorModelCall(ctx context.Context, in floorCall) (eventlog.AssistantMessag
 			eventlog.Message{Role: eventlog.RoleAssistant, ToolCalls: []eventlog.ToolCallRequest{*in.Call}},
 			eventlog.Message{Role: eventlog.RoleTool, ToolCallID: in.Call.ID, Name: in.Call.Name, Content: in.Result})
 	}
-	return workloadModel{}.Complete(ctx, llm.Request{Messages: msgs, Tools: []llm.ToolSpec{{Name: "fetch"}}})
+	return workload.Model{}.Complete(ctx, llm.Request{Messages: msgs, Tools: []llm.ToolSpec{{Name: workload.Fetch}}})
 }
 
 // floorToolRun runs the workload's 2 KB tool.
 func floorToolRun(ctx context.Context, call eventlog.ToolCallRequest) (tools.Result, error) {
-	return fetchTool("fetch", false).Run(ctx, tools.Call{CallID: call.ID, Name: call.Name, Arguments: call.Arguments})
+	return workload.Tool(workload.Fetch, false).Run(ctx, tools.Call{CallID: call.ID, Name: call.Name, Arguments: call.Arguments})
 }

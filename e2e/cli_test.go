@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -81,8 +82,12 @@ func TestStarterRunsAConversationAndReportsTypedErrors(t *testing.T) {
 
 	r = e.starter(ctx, "frobnicate", "cli")
 	requireExit(t, r, 2)
-	require.Contains(t, r.err, `unknown command "frobnicate"`)
-	require.Contains(t, r.err, cli.Usage)
+	require.Equal(t, "starter: unknown command \"frobnicate\" (run starter without arguments for usage)\n", r.err)
+	require.Empty(t, r.out)
+
+	r = e.starter(ctx, "start", "--id", "cli2")
+	requireExit(t, r, 2)
+	require.Equal(t, "starter: start needs MESSAGE (run starter without arguments for usage)\n", r.err)
 	require.Empty(t, r.out)
 }
 
@@ -153,4 +158,73 @@ func starterCancelKeepsInbox(t *testing.T, cancelArgs ...string) {
 	}, ofType[eventlog.TurnEnd](evs))
 	require.Equal(t, 2, eventlog.ConsumedWork(evs)[id].Turn)
 	require.Equal(t, []string{"after cancel"}, answers(evs))
+}
+
+// A transcript previews a long tool result and says where the full text
+// is; `log --json` keeps it whole.
+func TestStarterTranscriptPreviewsLongToolResults(t *testing.T) {
+	e := newEnv(t)
+	e.startWorker(echoTool())
+	ctx := ctxT(t, 30*time.Second)
+	var lines []string
+	for i := 1; i <= 40; i++ {
+		lines = append(lines, fmt.Sprintf("row %02d", i))
+	}
+	text := strings.Join(lines, "\n")
+	r := e.starter(ctx, "start", "--id", "long", "--tools", "echo", "--wait", `/tool echo {"text":"`+strings.Join(lines, `\n`)+`"}`)
+	requireExit(t, r, 0)
+	want := "tool result: echo → echo: row 01\n             row 02\n             row 03\n             row 04\n             row 05\n" +
+		"             … (35 more lines, 285 bytes in all; full text: starter log --json long)\n"
+	require.Contains(t, r.out, want, "the hint follows the fifth row")
+
+	r = e.starter(ctx, "log", "long")
+	requireExit(t, r, 0)
+	require.Contains(t, r.out, want)
+
+	r = e.starter(ctx, "log", "--json", "long")
+	requireExit(t, r, 0)
+	var log []eventlog.Envelope
+	require.NoError(t, json.Unmarshal([]byte(r.out), &log))
+	results := ofType[eventlog.ToolResult](events(t, log))
+	require.Len(t, results, 1)
+	require.Equal(t, "echo: "+text, results[0].Content)
+}
+
+func TestStarterDecidesCallsThatWaitForAPersonAndShowsTheTree(t *testing.T) {
+	e := newEnv(t)
+	e.startWorker(echoTool())
+	ctx := ctxT(t, time.Minute)
+
+	r := e.starter(ctx, "start", "--id", "asks", "--tools", "echo,spawn_agent", "--approve", "echo", "--wait",
+		`/tool echo {"text":"risky"}`)
+	requireExit(t, r, 0)
+	require.Contains(t, r.out, "the turn waits for a person: starter approve asks call_1_0")
+	r = e.starter(ctx, "status", "asks")
+	requireExit(t, r, 0)
+	require.Contains(t, r.out, `waiting for approval: call call_1_0 (echo {"text":"risky"})`)
+	r = e.starter(ctx, "deny", "asks", "call_1_1", "--reason", "no")
+	requireExit(t, r, 1)
+	require.Contains(t, r.err, "no tool call waits for that decision")
+	r = e.starter(ctx, "deny", "asks", "call_1_0", "--reason", "too risky", "--by", "ops")
+	requireExit(t, r, 0)
+	require.Contains(t, r.out, "call_1_0 denied")
+	r = e.starter(ctx, "wait", "asks")
+	requireExit(t, r, 0)
+	r = e.starter(ctx, "log", "asks")
+	requireExit(t, r, 0)
+	require.Contains(t, r.out, "decided:     call call_1_0 denied by ops: too risky")
+	require.Contains(t, r.out, "tool error:  echo → tool call denied by ops: too risky")
+
+	r = e.starter(ctx, "spawn", "asks", "/say from the child")
+	requireExit(t, r, 0)
+	child := strings.TrimSpace(r.out)
+	require.True(t, strings.HasPrefix(child, "asks.child-"), child)
+	waitFor(t, 30*time.Second, "the tree to list the child", func() bool {
+		r = e.starter(ctx, "tree", "asks")
+		return r.code == 0 && strings.Contains(r.out, "\n  "+child)
+	})
+	waitFor(t, 30*time.Second, "the child's answer, from it, in the parent's transcript", func() bool {
+		r = e.starter(ctx, "log", "asks")
+		return r.code == 0 && strings.Contains(r.out, "child "+child+": from the child")
+	})
 }

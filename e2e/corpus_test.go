@@ -35,7 +35,8 @@ func requireReplaysAndProjects(ctx context.Context, t *testing.T, e *env, h *age
 	hooks, enabled := hook.Defaults()
 	r.RegisterWorkflowWithOptions(workflows.Agent{Config: workflows.Config{Hooks: hooks, DefaultHooks: enabled}}.Run,
 		workflow.RegisterOptions{Name: signals.AgentWorkflow})
-	require.NoError(t, r.ReplayWorkflowHistory(nil, &historypb.History{Events: history}))
+	require.NoError(t, r.ReplayWorkflowHistoryWithOptions(nil, &historypb.History{Events: history},
+		worker.ReplayWorkflowHistoryOptions{OriginalExecution: workflow.Execution{ID: h.ID, RunID: h.RunID}}))
 	projected, err := projection.FromHistory(history)
 	require.NoError(t, err)
 	requireSameLog(t, log, projected)
@@ -162,4 +163,25 @@ func TestCorpusBudgets(t *testing.T) {
 	require.Equal(t, "step limit 3 reached in turn 1", ends[0].Error)
 	require.Equal(t, eventlog.EndBudget, ends[len(ends)-1].Reason)
 	require.NoError(t, h.Dispose(ctx, ""))
+}
+
+// A turn that continues as new between two steps (a small per-run event
+// limit stands in for Temporal's suggestion at 4,096 events).
+func TestCorpusContinueAsNewBetweenSteps(t *testing.T) {
+	e := newEnv(t)
+	e.cfg.MaxRunEvents = 60
+	e.startWorker(echoTool())
+	ctx := ctxT(t, time.Minute)
+	h, err := e.agents.Create(ctx, agent.CreateOptions{ID: "mid-turn", Options: signals.AgentOptions{Tools: []string{"echo"}},
+		First: `/repeat 8 echo {"text":"step"}`})
+	require.NoError(t, err)
+	waitIdle(ctx, t, h)
+	evs := requireProjects(ctx, t, e, h)
+	require.Len(t, ofType[eventlog.TurnStart](evs), 1)
+	require.Len(t, ofType[eventlog.ToolResult](evs), 8)
+	runs, err := projection.FetchChain(ctx, e.c, h.ID)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(runs), 2, "the turn spans runs")
+	record(t, "mid-turn-first-run", runs[0])
+	record(t, "mid-turn-second-run", runs[1])
 }

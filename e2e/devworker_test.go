@@ -39,7 +39,7 @@ func startDevWorker(t *testing.T, args []string, env map[string]string, extra ..
 	cfg, err := configfx.Load(args, func(k string) string { return env[k] }, io.Discard)
 	require.NoError(t, err)
 	w := &devWorker{}
-	opts := []fx.Option{tetherfx.Worker(cfg), fx.NopLogger, fx.Populate(&w.c, &w.dc, &w.srv)}
+	opts := []fx.Option{tetherfx.Worker(cfg, io.Discard), fx.NopLogger, fx.Populate(&w.c, &w.dc, &w.srv)}
 	for _, tool := range extra {
 		opts = append(opts, fx.Supply(fx.Annotate(tool, fx.ResultTags(`group:"`+toolfx.Group+`"`))))
 	}

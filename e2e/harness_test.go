@@ -3,7 +3,9 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http/httptest"
+	"slices"
 	"testing"
 	"time"
 
@@ -75,7 +77,7 @@ func upper(s string) string {
 // startWorker starts a worker with the scripted model and the given tools.
 func (e *env) startWorker(ts ...tools.Tool) worker.Worker {
 	e.t.Helper()
-	reg, err := tools.NewRegistry(ts...)
+	reg, err := tools.NewRegistry(append(ts, tools.LoopTools()...)...)
 	require.NoError(e.t, err)
 	var q activities.LogQuerier = activities.WorkflowLog{Client: e.c}
 	if e.querier != nil {
@@ -105,6 +107,7 @@ func (e *env) startWorker(ts ...tools.Tool) worker.Worker {
 	if !e.noSnapshots {
 		cfg.Snapshots = reader
 	}
+	cfg.Providers = slices.Sorted(maps.Keys(providers))
 	return e.ts.NewWorkerWithOptions(signals.TaskQueue, func(r worker.Registry) {
 		if !e.workerOptions.DisableWorkflowWorker {
 			workflows.Register(r, cfg)

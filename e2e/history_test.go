@@ -25,7 +25,7 @@ import (
 // fast tool: it runs as a local activity, whose result is a marker event.
 func blobTool(size int) tools.Tool {
 	return tools.Tool{
-		Name: "blob", Description: "Return a large unique text.", Local: true,
+		Name: "blob", Description: "Return a large unique text.", Local: true, Idempotent: true,
 		Run: func(_ context.Context, c tools.Call) (tools.Result, error) {
 			unit := "blob-" + strings.ReplaceAll(c.IdempotencyKey, "/", "-") + " "
 			return tools.Result{Content: strings.Repeat(unit, size/len(unit)+1)[:size]}, nil

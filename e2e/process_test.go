@@ -21,6 +21,7 @@ import (
 	"github.com/tetherdev/tether/activities/scripted"
 	"github.com/tetherdev/tether/activities/tools"
 	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/fx/configfx"
 	"github.com/tetherdev/tether/fx/workerfx"
 	"github.com/tetherdev/tether/signals"
 	"github.com/tetherdev/tether/workflows"
@@ -31,7 +32,7 @@ const (
 	envWorkerAddr = "TETHER_E2E_WORKER_ADDR"
 	envWorkerNS   = "TETHER_E2E_WORKER_NAMESPACE"
 	envWorkerDir  = "TETHER_E2E_WORKER_DIR"
-	envWorkerMode = "TETHER_E2E_WORKER_MODE" // "block": the slow tool never finishes
+	envWorkerMode = "TETHER_E2E_WORKER_MODE" // "block": the slow tool never finishes; "paced": it takes 300 ms
 )
 
 func TestMain(m *testing.M) {
@@ -51,13 +52,19 @@ func runWorkerProcess(addr string) int {
 	}
 	defer c.Close()
 	dir := os.Getenv(envWorkerDir)
-	reg, err := tools.NewRegistry(journaledTool(dir, "echo", false), journaledTool(dir, "slow", os.Getenv(envWorkerMode) == "block"))
+	mode := os.Getenv(envWorkerMode)
+	pace := time.Duration(0)
+	if mode == "paced" {
+		pace = 300 * time.Millisecond
+	}
+	reg, err := tools.NewRegistry(append(tools.LoopTools(), journaledTool(dir, "echo", false, 0),
+		journaledTool(dir, "slow", mode == "block", pace))...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tools:", err)
 		return 1
 	}
 	reader := activities.NewLogReader(activities.WorkflowLog{Client: c}, 0)
-	w := worker.New(c, signals.TaskQueue, worker.Options{})
+	w := worker.New(c, signals.TaskQueue, worker.Options{StickyScheduleToStartTimeout: configfx.DefaultStickyTimeout})
 	workflows.Register(w, workerfx.WorkflowConfig(workflows.Config{ModelHeartbeat: 2 * time.Second, ToolHeartbeat: 2 * time.Second}, nil, reg))
 	activities.Register(w,
 		&activities.Model{Providers: map[string]activities.Provider{scripted.Name: summaryGate{dir: dir, block: os.Getenv(envWorkerMode) == "block"}},
@@ -80,8 +87,8 @@ func stopChan(c <-chan os.Signal) <-chan any {
 
 // journaledTool appends "start KEY" and "done KEY" lines to dir/name.log, so
 // a test can count real executions across processes. A blocking tool starts
-// and then waits until its process dies.
-func journaledTool(dir, name string, block bool) tools.Tool {
+// and then waits until its process dies; a paced one works for pace.
+func journaledTool(dir, name string, block bool, pace time.Duration) tools.Tool {
 	return tools.Tool{
 		Name: name, Description: "Record the call and answer.",
 		Run: func(ctx context.Context, c tools.Call) (tools.Result, error) {
@@ -89,6 +96,11 @@ func journaledTool(dir, name string, block bool) tools.Tool {
 			if block {
 				<-ctx.Done()
 				select {} // a hard crash is simulated by SIGKILL, not by returning
+			}
+			select {
+			case <-ctx.Done():
+				return tools.Result{}, ctx.Err()
+			case <-time.After(pace):
 			}
 			appendLine(dir, name, "done "+c.IdempotencyKey)
 			return tools.Result{Content: name + " ok " + c.IdempotencyKey}, nil
@@ -145,8 +157,9 @@ func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
 }
 
 // summaryGate is the scripted model, except that in a blocking worker a
-// compaction summary starts (and says so in dir/summary.log) and never
-// finishes: the process dies in the middle of it.
+// compaction summary, or a call whose last message says /hang, starts (and
+// says so in dir/summary.log or dir/model.log) and never finishes: the
+// process dies in the middle of it.
 type summaryGate struct {
 	dir   string
 	block bool
@@ -155,6 +168,14 @@ type summaryGate struct {
 func (g summaryGate) Complete(ctx context.Context, req llm.Request) (eventlog.AssistantMessage, error) {
 	if len(req.Messages) > 0 && strings.HasPrefix(req.Messages[0].Content, "You summarize") {
 		appendLine(g.dir, "summary", "start "+activity.GetInfo(ctx).ActivityID)
+		if g.block {
+			select {}
+		}
+	}
+	// A prompt saying /hang makes the model call hang in a blocking worker
+	// (it says so in dir/model.log): the process dies mid-call.
+	if last := req.Messages[len(req.Messages)-1]; strings.Contains(last.Content, "/hang") {
+		appendLine(g.dir, "model", "start "+activity.GetInfo(ctx).ActivityID)
 		if g.block {
 			select {}
 		}

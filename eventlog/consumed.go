@@ -51,7 +51,8 @@ func ConsumedWork(events []Event) map[MessageID]Outcome {
 			closeTurn(out, open, e)
 		case StepStart, StepEnd, SystemMessage, UserMessage, RuntimeContext, AssistantMessage, AssistantAttempt,
 			ToolCall, ToolResult, StatusChanged, ContextPruned, ContextCompacted, ModelSelected, TurnCanceling,
-			AgentDisposing, MaintenanceQueued, MaintenanceDone, RequestHeader, RequestContext:
+			AgentDisposing, MaintenanceQueued, MaintenanceDone, RequestHeader, RequestContext, ChildStarted,
+			ChildSettled, ChildEnded, DecisionRequested, DecisionMade, WaitStarted, ToolsListed:
 		}
 	}
 	return out

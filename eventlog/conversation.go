@@ -1,6 +1,9 @@
 package eventlog
 
-import "slices"
+import (
+	"maps"
+	"slices"
+)
 
 // Role is who speaks a model-facing message.
 type Role string
@@ -58,6 +61,7 @@ type Conversation struct {
 	system   string
 	messages []Message
 	applied  int64 // events applied, i.e. the log position folded up to
+	tools    Listings
 }
 
 // Apply folds one event. Events that do not face the model are ignored.
@@ -82,6 +86,11 @@ func (c *Conversation) Apply(e Event) {
 		c.messages = append(c.messages, Message{
 			Role: RoleTool, Content: e.Content, ToolCallID: e.CallID, Name: e.Name, IsError: e.IsError,
 		})
+	case ToolsListed:
+		if c.tools == nil {
+			c.tools = Listings{}
+		}
+		c.tools.Apply(e)
 	case ContextPruned:
 		c.prune(e.CallIDs)
 	case ContextCompacted:
@@ -90,7 +99,8 @@ func (c *Conversation) Apply(e Event) {
 		c.messages = append([]Message{{Role: RoleUser, Content: SummaryPrefix + e.Text}}, kept...)
 	case InboxInserted, InboxClaimed, InboxDiscarded, TurnStart, TurnEnd, StepStart, StepEnd,
 		AssistantAttempt, ToolCall, StatusChanged, ModelSelected, TurnCanceling, AgentDisposing,
-		MaintenanceQueued, MaintenanceDone, RequestHeader, RequestContext:
+		MaintenanceQueued, MaintenanceDone, RequestHeader, RequestContext, ChildStarted, ChildSettled, ChildEnded,
+		DecisionRequested, DecisionMade, WaitStarted:
 	}
 }
 
@@ -107,11 +117,19 @@ func (c *Conversation) Messages() []Message {
 	return append(out, c.messages...)
 }
 
+// Tools returns the MCP listings recorded so far in this run (a
+// continued run lists again before its first step). The caller must not
+// modify it.
+func (c *Conversation) Tools() Listings { return c.tools }
+
 // Clone returns an independent copy, so a cached fold can be extended without
 // disturbing readers of the original.
 func (c *Conversation) Clone() *Conversation {
 	cp := *c
 	cp.messages = append([]Message(nil), c.messages...)
+	if c.tools != nil {
+		cp.tools = maps.Clone(c.tools)
+	}
 	return &cp
 }
 

@@ -28,6 +28,10 @@ var ErrUnknownType = errors.New("eventlog: unknown event type")
 // ErrNoData is returned when decoding an envelope whose data was stripped.
 var ErrNoData = errors.New("eventlog: envelope has no data")
 
+// ErrMalformed is returned for an envelope whose data does not decode as
+// its type's event; the JSON error is wrapped too.
+var ErrMalformed = errors.New("eventlog: malformed event data")
+
 // Encode wraps e in an envelope. Times are kept to the millisecond.
 func Encode(seq int64, at time.Time, ref Ref, e Event) (Envelope, error) {
 	data, err := json.Marshal(e)
@@ -47,7 +51,8 @@ func (env Envelope) Journal() Envelope {
 }
 
 // Decode returns the typed event inside env. It knows every type; an unknown
-// tag fails with ErrUnknownType.
+// tag fails with ErrUnknownType, stripped data with ErrNoData, data that is
+// not its type's event with ErrMalformed.
 func Decode(env Envelope) (Event, error) {
 	switch env.Type {
 	case TypeInboxInserted:
@@ -98,6 +103,20 @@ func Decode(env Envelope) (Event, error) {
 		return decodeAs[RequestHeader](env)
 	case TypeRequestContext:
 		return decodeAs[RequestContext](env)
+	case TypeChildStarted:
+		return decodeAs[ChildStarted](env)
+	case TypeChildSettled:
+		return decodeAs[ChildSettled](env)
+	case TypeChildEnded:
+		return decodeAs[ChildEnded](env)
+	case TypeDecisionRequested:
+		return decodeAs[DecisionRequested](env)
+	case TypeDecisionMade:
+		return decodeAs[DecisionMade](env)
+	case TypeWaitStarted:
+		return decodeAs[WaitStarted](env)
+	case TypeToolsListed:
+		return decodeAs[ToolsListed](env)
 	default:
 		return nil, fmt.Errorf("%w: %q (seq %d)", ErrUnknownType, env.Type, env.Seq)
 	}
@@ -109,7 +128,7 @@ func decodeAs[E Event](env Envelope) (Event, error) {
 		return nil, fmt.Errorf("%w: %s (seq %d)", ErrNoData, env.Type, env.Seq)
 	}
 	if err := json.Unmarshal(env.Data, &e); err != nil {
-		return nil, fmt.Errorf("decode %s (seq %d): %w", env.Type, env.Seq, err)
+		return nil, fmt.Errorf("%w: decode %s (seq %d): %w", ErrMalformed, env.Type, env.Seq, err)
 	}
 	return e, nil
 }

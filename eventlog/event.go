@@ -44,6 +44,15 @@ const (
 	// What a model request was sent with, content-free (rules 2).
 	TypeRequestHeader  Type = "request/header"
 	TypeRequestContext Type = "request/context"
+	// Orchestration: child agents, people in the loop, durable waits.
+	TypeChildStarted      Type = "child/started"
+	TypeChildSettled      Type = "child/settled"
+	TypeChildEnded        Type = "child/ended"
+	TypeDecisionRequested Type = "decision/requested"
+	TypeDecisionMade      Type = "decision/made"
+	TypeWaitStarted       Type = "wait/started"
+	// MCP: the tools the agent's MCP servers offered.
+	TypeToolsListed Type = "tools/listed"
 )
 
 // Types lists every event type in a stable order (tests and golden files).
@@ -54,6 +63,8 @@ var Types = []Type{
 	TypeToolCall, TypeToolResult, TypeStatus, TypeContextPruned, TypeContextCompacted,
 	TypeModelSelected, TypeTurnCanceling, TypeAgentDisposing, TypeMaintenanceQueued, TypeMaintenanceDone,
 	TypeRequestHeader, TypeRequestContext,
+	TypeChildStarted, TypeChildSettled, TypeChildEnded, TypeDecisionRequested, TypeDecisionMade, TypeWaitStarted,
+	TypeToolsListed,
 }
 
 // MessageID identifies one accepted inbox message for its whole life:
@@ -88,6 +99,8 @@ type InboxInserted struct {
 	Content   string    `json:"content,omitempty"`
 	// Wake is false for inject: the message waits for work that is already due.
 	Wake bool `json:"wake"`
+	// From says who sent it; empty for a user.
+	From *Initiator `json:"from,omitempty"`
 }
 
 // InboxClaimed records the atomic removal of a message by a turn.
@@ -247,6 +260,7 @@ const (
 	ToolCanceled    ToolOutcome = "canceled"    // the turn was canceled before or while it ran
 	ToolFailed      ToolOutcome = "failed"      // every attempt of its activity failed
 	ToolAbandoned   ToolOutcome = "abandoned"   // the turn failed around it
+	ToolUnanswered  ToolOutcome = "unanswered"  // nobody answered its question in time
 )
 
 // ContextPruned replaces the content of old tool results in the model's

@@ -190,3 +190,39 @@ func TestStateRefusesControlEventsThatCannotFollow(t *testing.T) {
 	require.NoError(t, d.Apply(AgentDisposing{}))
 	require.ErrorIs(t, d.Apply(AgentDisposing{}), ErrInvalidTransition)
 }
+
+func TestStateFoldsChildrenDecisionsAndWaits(t *testing.T) {
+	s := NewState(0)
+	calls := []ToolCallRequest{{ID: "spawn"}, {ID: "mail"}, {ID: "nap"}}
+	for _, e := range []Event{
+		TurnStart{Turn: 1}, StepStart{Turn: 1, Step: 1}, AssistantMessage{ToolCalls: calls},
+		ChildStarted{ChildID: "a.child-3", CallID: "spawn", Mode: ChildWait, Budget: ChildBudget{MaxTokens: 100}},
+		DecisionRequested{CallID: "mail", Name: "send_email", Kind: NeedApproval},
+		WaitStarted{CallID: "nap"},
+	} {
+		require.NoError(t, s.Apply(e))
+	}
+	require.Len(t, s.Children, 1)
+	require.Len(t, s.Pending, 1)
+	require.Len(t, s.Waits, 1)
+
+	require.NoError(t, s.Apply(ChildSettled{ChildID: "a.child-3", Turn: 1, Reason: EndCompleted, Usage: Usage{InputTokens: 30, OutputTokens: 5}}))
+	require.Equal(t, Usage{InputTokens: 30, OutputTokens: 5}, s.Usage, "a child's spending rolls up")
+	require.Empty(t, s.Children[0].CallID, "an answered wait child holds no call")
+	require.NoError(t, s.Apply(DecisionMade{CallID: "mail", Approved: true}))
+	require.Empty(t, s.Pending)
+	require.NoError(t, s.Apply(ToolResult{CallID: "spawn"}))
+	require.NoError(t, s.Apply(ToolResult{CallID: "mail"}))
+	require.NoError(t, s.Apply(ToolResult{CallID: "nap"}))
+	require.Empty(t, s.Waits, "a result ends the wait")
+	require.NoError(t, s.Apply(ChildEnded{ChildID: "a.child-3", Status: "completed"}))
+	require.Empty(t, s.Children)
+
+	for _, bad := range []Event{
+		ChildSettled{ChildID: "nobody"}, ChildEnded{ChildID: "nobody"}, DecisionMade{CallID: "x"},
+		DecisionRequested{CallID: "not-open"}, WaitStarted{CallID: "not-open"},
+	} {
+		c := s
+		require.ErrorIs(t, c.Apply(bad), ErrInvalidTransition, "%T", bad)
+	}
+}

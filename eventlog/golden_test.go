@@ -18,7 +18,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // samples holds one event of every type; the golden files lock their wire
 // format. A change that breaks a golden file breaks stored logs.
 var samples = map[Type]Event{
-	TypeInboxInserted:  InboxInserted{MessageID: "m1", List: NextTurn, Content: "hello", Wake: true},
+	TypeInboxInserted:  InboxInserted{MessageID: "m1", List: NextTurn, Content: "hello", Wake: true, From: &Initiator{Kind: ByChild, ID: "a1.child-7"}},
 	TypeInboxClaimed:   InboxClaimed{MessageID: "m1", List: NextTurn, Turn: 1},
 	TypeInboxDiscarded: InboxDiscarded{MessageID: "m2", List: NextStep, Outcome: DiscardCanceled, Cause: "user"},
 	TypeTurnStart:      TurnStart{Turn: 2, RetryOf: 1},
@@ -47,7 +47,26 @@ var samples = map[Type]Event{
 	TypeMaintenanceDone:   MaintenanceDone{Task: "compact", Before: 9000, After: 1200},
 	TypeRequestHeader:     RequestHeader{Provider: "openai", Model: "gpt-4o-mini", Effort: "low", MaxTokens: 1024, Tools: []string{"read_file", "clock"}},
 	TypeRequestContext:    RequestContext{Messages: 7, Tokens: 2400},
+	TypeChildStarted: ChildStarted{ChildID: "a1.child-7", CallID: "c1", Mode: ChildWait,
+		Budget: ChildBudget{MaxTokens: 5000, MaxCost: 0.25}},
+	TypeChildSettled: ChildSettled{ChildID: "a1.child-7", Turn: 1, Reason: EndCompleted, Text: "found it",
+		Usage: Usage{InputTokens: 900, OutputTokens: 80}},
+	TypeChildEnded: ChildEnded{ChildID: "a1.child-7", Status: "completed"},
+	TypeDecisionRequested: DecisionRequested{CallID: "c2", Name: "send_email", Kind: NeedApproval,
+		Since: time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC), Deadline: time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)},
+	TypeDecisionMade: DecisionMade{CallID: "c2", Approved: false, Decider: "ops@example.com", Text: "not to customers"},
+	TypeWaitStarted:  WaitStarted{CallID: "c3", Until: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)},
+	TypeToolsListed: ToolsListed{Servers: []ServerTools{
+		{Server: "files", Digest: "sha256:9f2c", Tools: []MCPTool{
+			{Name: "read", Description: "Read a file", InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`), ReadOnly: true},
+			{Name: "delete", Destructive: &yes, Idempotent: true},
+		}},
+		{Server: "search", Unchanged: true},
+		{Server: "tickets", Error: "connect: connection refused"},
+	}},
 }
+
+var yes = true
 
 func TestGoldenWireFormat(t *testing.T) {
 	at := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
@@ -97,6 +116,9 @@ func TestStripAndRestoreRoundTrip(t *testing.T) {
 		{"assistant from activity", samples[TypeAssistantMessage], ActivityRef("model-2-1"), ""},
 		{"tool result from activity", samples[TypeToolResult], ActivityRef("tool-2-1-0"), ""},
 		{"no ref stays whole", samples[TypeTurnEnd], "", ""},
+		{"child report's answer", samples[TypeChildSettled], MessageRef("a1.child-7#1"), "found it"},
+		{"decision's text", samples[TypeDecisionMade], MessageRef("d-1"), "not to customers"},
+		{"a tool result that is a person's answer", ToolResult{CallID: "c4", Name: "ask_human", Content: "blue"}, MessageRef("d-2"), "blue"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -32,6 +32,20 @@ func Strip(env Envelope) (Envelope, error) {
 	case ContextCompacted: // the summary is the activity result's text
 		e.Text = ""
 		stripped = e
+	case ChildSettled: // the answer is the child's report's text
+		e.Text = ""
+		stripped = e
+	case DecisionMade: // the reason or answer is the decision's text
+		e.Text = ""
+		stripped = e
+	case ToolResult:
+		if kind, _, _ := env.Ref.Split(); kind == RefMessage { // an answer or a child's report
+			e.Content = ""
+			stripped = e
+			break
+		}
+		env.Data = nil
+		return env, nil
 	default:
 		env.Data = nil
 		return env, nil
@@ -82,6 +96,15 @@ func Restore(env Envelope, content string, whole json.RawMessage) (Envelope, err
 		e.Content, e.MessageID = content, MessageID(key)
 		filled = e
 	case SystemMessage:
+		e.Content = content
+		filled = e
+	case ChildSettled:
+		e.Text = content
+		filled = e
+	case DecisionMade:
+		e.Text = content
+		filled = e
+	case ToolResult:
 		e.Content = content
 		filled = e
 	default:

@@ -102,6 +102,12 @@ type State struct {
 	RetryChain int `json:"retry_chain,omitempty"`
 	// Header is the last recorded request header.
 	Header *RequestHeader `json:"header,omitempty"`
+	// Children are the child agents this agent started that have not ended.
+	Children []Child `json:"children,omitempty"`
+	// Pending are tool calls waiting for a person; Waits wait tool calls
+	// sleeping.
+	Pending []PendingDecision `json:"pending,omitempty"`
+	Waits   []Wait            `json:"waits,omitempty"`
 }
 
 // NewState returns the state of an empty log starting at position start.
@@ -148,15 +154,14 @@ func (s *State) apply(e Event) error {
 			return errors.New("assistant message outside a step")
 		}
 		s.OpenCalls = slices.Clone(e.ToolCalls)
-		s.Usage.InputTokens += e.Usage.InputTokens
-		s.Usage.OutputTokens += e.Usage.OutputTokens
-		s.Usage.CachedTokens += e.Usage.CachedTokens
+		s.Usage = s.Usage.Add(e.Usage)
 	case AssistantAttempt:
 	case ToolCall:
 		if !slices.ContainsFunc(s.OpenCalls, func(c ToolCallRequest) bool { return c.ID == e.CallID }) {
 			return fmt.Errorf("tool call %q was not requested", e.CallID)
 		}
 	case ToolResult:
+		s.settleCall(e.CallID)
 		return s.closeCall(e.CallID)
 	case StatusChanged:
 		if e.Status == s.Status {
@@ -205,6 +210,12 @@ func (s *State) applyControl(e Event) error {
 		if !s.InStep {
 			return errors.New("request context outside a step")
 		}
+	case ToolsListed:
+		if !s.InTurn || s.InStep {
+			return errors.New("tools listed outside a turn's step boundary")
+		}
+	default:
+		return s.applyOrchestration(e)
 	}
 	return nil
 }

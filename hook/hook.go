@@ -54,6 +54,9 @@ type Agent interface {
 	Cancel(cause string, keepInbox bool)
 	// ContextTokens estimates the model context's size.
 	ContextTokens() int
+	// Spawn starts a detached child agent: each turn it settles arrives in
+	// this agent's inbox as a message from it. It returns the child's ID.
+	Spawn(args signals.SpawnArgs) (string, error)
 }
 
 // The data hooks exchange with the loop (package loop decides on them).

@@ -47,9 +47,42 @@ type (
 		Summary    string
 		Input      signals.ModelInput
 	}
-	// StartTimer waits After on a durable timer before a retry turn.
-	// Outcome: TimerFired.
-	StartTimer struct{ After time.Duration }
+	// StartTimer waits After on a durable timer: before a retry turn
+	// (signals.BackoffTimer), until a decision's deadline (DecideTimer), or
+	// for a wait tool call (WaitTimer). Outcome: TimerFired with its ID.
+	StartTimer struct {
+		ID    string
+		After time.Duration
+	}
+	// CancelTimer cancels a running timer, which then fires Canceled.
+	CancelTimer struct{ ID string }
+	// StartChild starts a child agent: the agent workflow as a child
+	// workflow with ID ChildID, on TaskQueue ("" = the agent's), that
+	// outlives its parent's runs. Outcomes: ChildStart, and ChildClosed
+	// when it closes while this run lasts.
+	StartChild struct {
+		ChildID   string
+		TaskQueue string
+		Summary   string
+		Input     signals.AgentInput
+	}
+	// SignalChild cancels a child's turn or disposes it (graceful: its log
+	// records it). No outcome.
+	SignalChild struct {
+		ChildID string
+		Cancel  *signals.Cancel
+		Dispose *signals.Dispose
+	}
+	// ReportToParent signals the parent a settled turn or the end. Outcome
+	// only when it fails: ParentGone.
+	ReportToParent struct{ Report signals.ChildReport }
+	// ListTools lists the tools of the agent's MCP servers with the
+	// listing activity. Outcome: ToolsListed.
+	ListTools struct {
+		ActivityID string
+		Summary    string
+		Input      signals.ListToolsInput
+	}
 	// RunToolPre runs the pre hooks of a call about to start. Outcome:
 	// ToolPreRan.
 	RunToolPre struct{ Call Call }
@@ -95,6 +128,7 @@ func (Recover) isCommand()           {}
 func (CallModel) isCommand()         {}
 func (Summarize) isCommand()         {}
 func (StartTimer) isCommand()        {}
+func (ListTools) isCommand()         {}
 func (RunToolPre) isCommand()        {}
 func (StartTool) isCommand()         {}
 func (RunToolPost) isCommand()       {}
@@ -102,3 +136,7 @@ func (AnswerMaintenance) isCommand() {}
 func (ContinueAsNew) isCommand()     {}
 func (Finish) isCommand()            {}
 func (Fail) isCommand()              {}
+func (CancelTimer) isCommand()       {}
+func (StartChild) isCommand()        {}
+func (SignalChild) isCommand()       {}
+func (ReportToParent) isCommand()    {}

@@ -125,7 +125,7 @@ func (d *driver) answer(c Command) Input {
 		return ToolPostRan{CallID: c.Call.ID, Output: c.Result}
 	case Interrupt:
 		d.interrupted++
-	case CallModel, StartTool, StartTimer, Summarize:
+	case CallModel, StartTool, StartTimer, Summarize, StartChild, ListTools:
 		d.inflight = append(d.inflight, c)
 	}
 	return nil
@@ -196,9 +196,13 @@ func (d *driver) cancelInflight() {
 		case StartTool:
 			d.step(ToolDone{CallID: c.Call.ID, Canceled: true})
 		case StartTimer:
-			d.step(TimerFired{Canceled: true})
+			d.step(TimerFired{ID: c.ID, Canceled: true})
 		case Summarize:
 			d.step(Summarized{Err: fmt.Errorf("canceled")})
+		case StartChild:
+			d.inflight = append(d.inflight, c) // a turn's interrupt never cancels a child workflow
+		case ListTools:
+			d.step(ToolsListed{Err: fmt.Errorf("canceled")})
 		}
 	}
 }

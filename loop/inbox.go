@@ -47,9 +47,23 @@ func (l *Loop) accept(now time.Time, in Accept) error {
 	}
 	l.recent.add(in.Message.ID)
 	l.record(now, eventlog.MessageRef(in.Message.ID), eventlog.InboxInserted{
-		MessageID: in.Message.ID, List: in.List, Content: in.Message.Content, Wake: in.Wake,
+		MessageID: in.Message.ID, List: in.List, Content: in.Message.Content, Wake: in.Wake, From: in.From,
 	})
+	if in.Wake {
+		l.wakeWaits()
+	}
 	return nil
+}
+
+// wakeWaits ends the running wait tool calls early when the agent's policy
+// lets a wakeful message interrupt them.
+func (l *Loop) wakeWaits() {
+	if p := l.cfg.Options.Wait; p == nil || !p.Interruptible {
+		return
+	}
+	for _, w := range l.state.Waits {
+		l.emit(CancelTimer{ID: signals.WaitTimer(w.CallID)})
+	}
 }
 
 // make inserts a message a hook made. No payload in history carries it, so
@@ -64,7 +78,14 @@ func (l *Loop) make(now time.Time, content string, list eventlog.List, wake bool
 	l.made++
 	id := signals.MadeMessageID(l.state.Turn, l.made)
 	l.recent.add(id)
-	l.record(now, "", eventlog.InboxInserted{MessageID: id, List: list, Content: content, Wake: wake})
+	var from *eventlog.Initiator
+	if l.cfg.Rules >= Rules2 {
+		from = &eventlog.Initiator{Kind: eventlog.ByHook}
+	}
+	l.record(now, "", eventlog.InboxInserted{MessageID: id, List: list, Content: content, Wake: wake, From: from})
+	if wake {
+		l.wakeWaits()
+	}
 	return id, nil
 }
 
@@ -92,6 +113,13 @@ func (l *Loop) cancel(now time.Time, cause string, keepInbox bool) error {
 		cause = "canceled"
 	}
 	l.note(now, "", eventlog.TurnCanceling{Turn: l.state.Turn, Cause: cause})
+	if l.phase == tooling {
+		// Calls waiting for a person or a child are answered at once; the
+		// next Resume commits them (nothing else may be in flight).
+		l.haltIfCanceling()
+		l.kick = true
+		return nil
+	}
 	l.emit(Interrupt{})
 	return nil
 }
@@ -131,11 +159,16 @@ func (l *Loop) discardAll(now time.Time, outcome eventlog.DiscardOutcome, cause 
 // due reports whether pending work opens a turn. An idle agent wakes for a
 // wakeful message (a followup, a steer, a send with wake); while its
 // running interval lasts it drains the next-turn list and takes steering.
-// Injected messages and next-turn messages sent without wake wait.
+// Injected messages and next-turn messages sent without wake wait, unless
+// they hold more than a Continue-As-New seed may carry: then a turn drains
+// them, so pending content cannot pin a run and grow its history forever.
 func (l *Loop) due() bool {
 	in := l.state.Inbox
 	if l.cfg.Rules == Rules1 {
 		return in.Due()
+	}
+	if inboxBytes(in) > l.cfg.MaxSeedBytes {
+		return true // too much pending to carry into a new run: a turn drains it
 	}
 	if l.state.Status == eventlog.StatusRunning && len(in.NextTurn) > 0 {
 		return true
@@ -149,8 +182,12 @@ func (l *Loop) due() bool {
 }
 
 // Due reports whether a Resume would make progress: the loop is idle and
-// work, a dispose, maintenance or unjournaled events wait.
+// work, a dispose, maintenance or unjournaled events wait; or a request
+// left the open step work no outcome will prompt.
 func (l *Loop) Due() bool {
+	if l.kicked() || l.stepEnded && l.phase == proposing {
+		return true
+	}
 	if l.phase != idle {
 		return false
 	}
@@ -158,12 +195,27 @@ func (l *Loop) Due() bool {
 	return s.Disposing || l.due() || len(s.Maintenance) > 0 || len(l.journal) > 0
 }
 
+// kicked reports whether a request left the open step something to do
+// that no outcome will prompt (a cancel while calls wait for people).
+func (l *Loop) kicked() bool { return l.kick && l.phase == tooling }
+
 // Idle reports whether the agent has no open turn and no work that would
 // open one (seed 003's idle for whenIdle).
 func (l *Loop) Idle() bool { return !l.state.InTurn && !l.due() }
 
-// AtBoundary reports whether the loop is between turns with nothing in
-// progress, where it may continue as new.
+// AtBoundary reports whether the loop may continue as new here: between
+// turns with nothing in progress, or (rules 2) between two steps of a turn,
+// where no call is open, so a seed carries the open turn whole.
 func (l *Loop) AtBoundary() bool {
-	return l.phase == idle && !l.state.Disposing && len(l.state.Maintenance) == 0 && l.err == nil
+	if l.state.Disposing || len(l.state.Maintenance) > 0 || l.err != nil {
+		return false
+	}
+	return l.phase == idle || l.BetweenSteps()
+}
+
+// BetweenSteps reports whether the loop stands between two steps of a turn
+// (rules 2): a turn too long for one run continues as new here.
+func (l *Loop) BetweenSteps() bool {
+	return l.cfg.Rules >= Rules2 && l.phase == proposing && l.stepEnded && l.state.InTurn &&
+		l.state.Canceling == "" && len(l.state.OpenCalls) == 0
 }

@@ -250,3 +250,17 @@ func TestDisposeEndsQueuedMaintenance(t *testing.T) {
 	require.Empty(t, d.l.State().Maintenance)
 	require.Len(t, seen[Finish](d), 1)
 }
+
+func TestPendingContentTooLargeForASeedOpensATurnThatDrainsIt(t *testing.T) {
+	d := newDriver(t, signals.AgentOptions{}, func(c *Config) { c.MaxSeedBytes = 1000 })
+	d.inject("small")
+	d.resume()
+	require.False(t, d.l.State().InTurn, "an inject alone waits")
+	d.step(Accept{Message: signals.Message{ID: "big", Content: strings.Repeat("x", 1200)}, List: eventlog.NextStep})
+	d.resume()
+	require.True(t, d.l.State().InTurn, "too much pending to carry: a turn drains it")
+	require.Empty(t, d.l.State().Inbox.NextStep)
+	d.answerModel(answer("read it all"))
+	d.step(Continue{})
+	require.Len(t, seen[ContinueAsNew](d), 1, "and the run may continue as new again")
+}

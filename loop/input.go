@@ -19,11 +19,13 @@ type Input interface{ isInput() }
 
 // Requests.
 type (
-	// Accept inserts a client's message into List. Check it first.
+	// Accept inserts a client's message into List. Check it first. From
+	// is nil for a user; the shell sets it for a parent's task.
 	Accept struct {
 		Message signals.Message
 		List    eventlog.List
 		Wake    bool
+		From    *eventlog.Initiator
 	}
 	// Make inserts a message a hook made (steering from turn-stopping).
 	Make struct {
@@ -83,8 +85,18 @@ type (
 		Action Action
 		Err    error
 	}
-	// TimerFired reports the retry timer; Canceled when it was interrupted.
-	TimerFired struct{ Canceled bool }
+	// TimerFired reports a timer (signals.BackoffTimer, DecideTimer,
+	// WaitTimer); Canceled when it was interrupted or canceled.
+	TimerFired struct {
+		ID       string
+		Canceled bool
+	}
+	// ToolsListed reports ListTools: the listing activity's result, or
+	// Err when it failed.
+	ToolsListed struct {
+		Listing eventlog.ToolsListed
+		Err     error
+	}
 	// ToolPreRan reports the pre hooks of one call; Denied is a hook's
 	// refusal (the model sees it), Err any other hook failure.
 	ToolPreRan struct {
@@ -115,6 +127,27 @@ type (
 		Text string
 		Err  error
 	}
+	// SpawnChild starts a detached child for a client or a hook; its
+	// reports arrive in the inbox.
+	SpawnChild struct{ Spawn signals.Spawn }
+	// ChildStart reports StartChild: the child workflow started, or Err.
+	ChildStart struct {
+		ChildID string
+		Err     error
+	}
+	// ChildReport is a child's report of a settled turn, or of its end.
+	ChildReport struct{ Report signals.ChildReport }
+	// ChildClosed reports that a child's workflow closed.
+	ChildClosed struct{ ChildID, Status string }
+	// Decide approves, denies or answers a call waiting for a person.
+	// Check it first (CheckDecision).
+	Decide struct {
+		Verdict  Verdict
+		Decision signals.Decision
+	}
+	// ParentGone reports that a report could not reach the parent: it is
+	// gone, so this agent finishes its turn and stops.
+	ParentGone struct{ Err error }
 	// Continue asks to continue as new at this idle boundary. The loop
 	// answers ContinueAsNew, perhaps after compacting, or moves on when it
 	// may not (a dispose, a turn that became due with an inbox too large
@@ -136,8 +169,24 @@ func (RequestShaped) isInput()  {}
 func (ModelDone) isInput()      {}
 func (Recovered) isInput()      {}
 func (TimerFired) isInput()     {}
+func (ToolsListed) isInput()    {}
 func (ToolPreRan) isInput()     {}
 func (ToolDone) isInput()       {}
 func (ToolPostRan) isInput()    {}
 func (Summarized) isInput()     {}
 func (Continue) isInput()       {}
+func (SpawnChild) isInput()     {}
+func (ChildStart) isInput()     {}
+func (ChildReport) isInput()    {}
+func (ChildClosed) isInput()    {}
+func (Decide) isInput()         {}
+func (ParentGone) isInput()     {}
+
+// Verdict is a person's decision on a waiting call.
+type Verdict string
+
+const (
+	Approve Verdict = "approve"
+	Deny    Verdict = "deny"
+	Answer  Verdict = "answer"
+)

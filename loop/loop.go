@@ -46,6 +46,15 @@ type Config struct {
 	// StreamHooks are the llm/stream hooks the agent enabled, outermost
 	// first; every model call runs through them (signals.CallConfig.Stream).
 	StreamHooks []string
+	// Parent, when set, is the agent that started this one: it gets a
+	// report of every settled turn.
+	Parent *signals.ParentLink
+	// Profiles are the worker's named child profiles (spawn_agent's
+	// profile argument).
+	Profiles map[string]signals.Profile
+	// Providers the worker offers; a model switch to another is refused.
+	// Nil leaves it unchecked.
+	Providers []string
 }
 
 // DefaultMaxSeedBytes keeps a seed far below Temporal's 2 MiB payload limit.
@@ -92,11 +101,17 @@ type Loop struct {
 	phase phase
 	turn  turnWork
 	comp  *compaction
+	mcp   mcpState
 	done  bool // ContinueAsNew was emitted
 	// turnEnded: a turn just ended, so Step stops there and the shell may
-	// continue as new before the next one opens.
-	turnEnded bool
-	out       []Command
+	// continue as new before the next one opens; stepEnded likewise between
+	// two steps (rules 2).
+	turnEnded, stepEnded bool
+	// timers are the decision and wait timers started and not yet fired.
+	timers map[string]bool
+	// kick: a request left the open step work that no outcome will prompt.
+	kick bool
+	out  []Command
 
 	err error // a corrupt transition; the workflow fails with it
 }
@@ -113,6 +128,7 @@ func New(cfg Config) *Loop {
 	if o.MaxParallelTools <= 0 {
 		o.MaxParallelTools = signals.DefaultMaxParallelTools
 	}
+	o.MaxParallelTools = min(o.MaxParallelTools, MaxCallsPerStep)
 	if o.MaxSteps <= 0 && cfg.Rules == Rules1 {
 		o.MaxSteps = signals.DefaultMaxSteps
 	}
@@ -121,6 +137,7 @@ func New(cfg Config) *Loop {
 		l.local[n] = true
 	}
 	l.state.Selection = signals.Selection{Provider: o.Provider, Model: o.Model, Effort: o.Effort}
+	l.mcp = mcpState{servers: signals.MCPServers(o.Tools), listings: eventlog.Listings{}}
 	return l
 }
 
@@ -150,27 +167,77 @@ func (l *Loop) step(now time.Time, in Input) error {
 	case Dispose:
 		return l.dispose(now, in.Cause)
 	case SelectModel:
+		if l.cfg.Rules >= Rules2 {
+			if err := signals.ValidateSelection(in.Selection, l.cfg.Providers); err != nil {
+				return err // every turn would fail on it
+			}
+		}
 		l.note(now, "", eventlog.ModelSelected{Selection: in.Selection})
 		return nil
 	case Maintain:
 		return l.maintain(now, in.Task)
 	}
 	if l.phase == finished {
-		return nil // nothing is due after the end
+		return l.late(now, in)
 	}
-	l.outcome(now, in)
+	refused := l.outcome(now, in)
 	l.advance(now)
+	return refused
+}
+
+// late applies what arrives after the loop finished: nothing after a
+// dispose; after ContinueAsNew (the shell settles before it takes the
+// seed), children's reports and ends, which the seed then carries. A spawn
+// waits for the next run.
+func (l *Loop) late(now time.Time, in Input) error {
+	if !l.done {
+		return nil
+	}
+	switch in := in.(type) {
+	case ChildReport:
+		l.childReported(now, in.Report)
+	case ChildClosed:
+		l.childEnded(now, in.ChildID, in.Status)
+	case ChildStart:
+		l.childStarted(now, in)
+	case ParentGone:
+		l.parentGone(now)
+	case SpawnChild, Decide:
+		return signals.ErrContinuing
+	}
 	return nil
 }
 
-// outcome applies the outcome of the outstanding command in its phase.
-func (l *Loop) outcome(now time.Time, in Input) {
+// outcome applies the outcome of a command in its phase, or an input that
+// may start work (orchestration); it returns why such an input was refused.
+func (l *Loop) outcome(now time.Time, in Input) error {
 	switch in := in.(type) {
+	case SpawnChild:
+		return l.spawnDetached(now, in.Spawn)
+	case Decide:
+		return l.decide(now, in)
+	case ChildStart:
+		l.childStarted(now, in)
+	case ChildReport:
+		l.childReported(now, in.Report)
+	case ChildClosed:
+		l.childEnded(now, in.ChildID, in.Status)
+	case ParentGone:
+		l.parentGone(now)
 	case Resume:
+		l.stepEnded = false // go on with the turn
+		if l.kicked() {
+			l.kick = false
+			l.runTools(now)
+		}
 	case Continue:
 		l.continueAsNew(now)
 	case HooksRan:
 		l.hooksRan(now, in)
+	case ToolsListed:
+		if l.expect(listing, in) {
+			l.toolsListed(now, in)
+		}
 	case ModelChosen:
 		if l.expect(choosing, in) {
 			l.modelChosen(now, in)
@@ -192,9 +259,7 @@ func (l *Loop) outcome(now time.Time, in Input) {
 			l.recovered(now, in)
 		}
 	case TimerFired:
-		if l.expect(backoff, in) {
-			l.timerFired(now, in)
-		}
+		l.timerFired(now, in)
 	case ToolPreRan:
 		if l.expect(tooling, in) {
 			l.toolPreRan(now, in)
@@ -212,6 +277,7 @@ func (l *Loop) outcome(now time.Time, in Input) {
 			l.summarized(now, in)
 		}
 	}
+	return nil
 }
 
 // expect reports whether the loop waits in phase p; otherwise the shell

@@ -17,7 +17,10 @@ type phase int
 //	             natural stop, next-step list empty ⇒ RunHooks turn-stopping
 //	             otherwise claim the batch; over budget → idle (turn/end
 //	               budget); else ⇒ RunHooks step-boundary
-//	boundary     ⇒ ChooseModel (choosing)
+//	boundary     MCP servers not listed this turn (or this run) ⇒
+//	               ListTools (listing); else ⇒ ChooseModel (choosing)
+//	listing      tools/listed if anything changed ⇒ ChooseModel
+//	               (choosing); canceling → proposing
 //	choosing     ⇒ DecidePreStep (deciding)
 //	deciding     reject → idle (turn/end blocked)
 //	             enter with Compact ⇒ Summarize (compacting), then as enter
@@ -63,11 +66,12 @@ const (
 	stopping
 	compacting
 	finished
+	listing
 )
 
 var phaseNames = [...]string{
 	"idle", "proposing", "boundary", "choosing", "deciding", "preparing", "shaping", "calling",
-	"recovering", "backoff", "tooling", "stopping", "compacting", "finished",
+	"recovering", "backoff", "tooling", "stopping", "compacting", "finished", "listing",
 }
 
 func (p phase) String() string { return phaseNames[p] }

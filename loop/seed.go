@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"slices"
 	"time"
 
 	"github.com/tetherdev/tether/eventlog"
@@ -22,6 +23,11 @@ func Restore(cfg Config, seed signals.Seed) *Loop {
 	l.chars, l.system, l.msgs = conv.Chars(), len(seed.Context.System), len(seed.Context.Messages)
 	for _, id := range seed.Recent {
 		l.recent.add(id)
+	}
+	if t := seed.Turn; t != nil && l.state.InTurn { // continued between two steps
+		l.turn = turnWork{retry: t.Retry, last: stepOutcome{toolCalls: t.ToolCalls, concluded: t.Concluded},
+			failed: t.Failed, lastText: t.LastText}
+		l.phase = proposing
 	}
 	// seed.Journal is the previous run's tail: its Continue-As-New event
 	// already wrote it to that run's history.
@@ -67,18 +73,24 @@ func inboxBytes(in eventlog.Inbox) int {
 
 // Seed captures everything the next run needs: the folded state with both
 // inbox lists and their contents, the derived model context, the recent
-// message IDs. The journal tail moves into the seed; PrevRun is left for
+// message IDs, and the open turn when it continues between two steps. The journal tail moves into the seed; PrevRun is left for
 // the shell, which knows the run.
 func (l *Loop) Seed() (signals.Seed, error) {
 	conv, err := l.conversation()
 	if err != nil {
 		return signals.Seed{}, err
 	}
-	return signals.Seed{
+	seed := signals.Seed{
 		State: l.state, Context: conv.Snapshot(), Selection: l.state.Selection,
 		Recent: append([]eventlog.MessageID(nil), l.recent.order...), Inline: l.inlinePending(), Made: l.made,
 		Runs: l.runs + 1, Journal: l.takeJournal(),
-	}, l.err
+	}
+	if l.state.InTurn {
+		t := l.turn
+		seed.Turn = &signals.OpenTurn{Retry: t.retry, ToolCalls: t.last.toolCalls, Concluded: t.last.concluded,
+			Failed: t.failed, LastText: t.lastText}
+	}
+	return seed, l.err
 }
 
 // inlinePending lists pending messages a hook made, for readers of seeds
@@ -132,19 +144,36 @@ func (l *Loop) Page(req signals.LogRequest) signals.LogPage {
 	return page
 }
 
-// Status answers the status query.
+// Status answers the status query and the wait-idle update, bounded
+// whatever the agent holds (see signals.StatusView).
 func (l *Loop) Status() signals.StatusView {
 	s := l.state
-	return signals.StatusView{
+	v := signals.StatusView{
 		Status: s.Status, Turn: s.Turn, Step: s.Step, InTurn: s.InTurn, Due: l.due(),
-		NextTurn: nonNil(s.Inbox.NextTurn), NextStep: nonNil(s.Inbox.NextStep),
-		LogLen: s.Len, Disposed: s.Disposing, Runs: l.runs + 1,
+		NextTurn: previews(s.Inbox.NextTurn), NextStep: previews(s.Inbox.NextStep),
+		NextTurnLen: len(s.Inbox.NextTurn), NextStepLen: len(s.Inbox.NextStep),
+		LogLen: s.Len, Disposed: s.Disposing, Runs: l.runs + 1, Usage: s.Usage, Waits: s.Waits,
 	}
+	for _, p := range s.Pending {
+		pv := signals.PendingView{PendingDecision: p}
+		if i := slices.IndexFunc(s.OpenCalls, func(c eventlog.ToolCallRequest) bool { return c.ID == p.CallID }); i >= 0 {
+			pv.Arguments = signals.Preview(string(s.OpenCalls[i].Arguments))
+		}
+		v.Pending = append(v.Pending, pv)
+	}
+	for _, c := range s.Children {
+		v.Children = append(v.Children, signals.ChildView{ID: c.ID, Mode: c.Mode, Settled: c.Settled, Spent: c.Spent})
+	}
+	return v
 }
 
-func nonNil(p []eventlog.Pending) []eventlog.Pending {
-	if p == nil {
-		return []eventlog.Pending{}
+// previews are the oldest MaxStatusItems messages of a list, each cut to
+// a preview.
+func previews(p []eventlog.Pending) []eventlog.Pending {
+	out := make([]eventlog.Pending, 0, min(len(p), signals.MaxStatusItems))
+	for _, m := range p[:min(len(p), signals.MaxStatusItems)] {
+		m.Content = signals.Preview(m.Content)
+		out = append(out, m)
 	}
-	return p
+	return out
 }

@@ -187,6 +187,9 @@ func TestATurnEndIsABoundaryWhereTheRunMayContinueAsNew(t *testing.T) {
 	d.resume()
 	take[CallModel](d)
 	rd := d.l.Step(d.now, ModelDone{Output: answer("one")})
+	require.Empty(t, rd.Commands, "a step boundary is where a long turn may continue as new")
+	require.True(t, d.l.BetweenSteps())
+	rd = d.l.Step(d.now, Resume{})
 	require.Equal(t, []Command{RunHooks{Point: PointTurnStopping}}, rd.Commands)
 	rd = d.l.Step(d.now, HooksRan{Point: PointTurnStopping})
 	require.Empty(t, rd.Commands, "the next turn does not open in the same step")
@@ -198,4 +201,44 @@ func TestATurnEndIsABoundaryWhereTheRunMayContinueAsNew(t *testing.T) {
 	seed, err := d.l.Seed()
 	require.NoError(t, err)
 	require.Equal(t, eventlog.MessageID("f2"), seed.State.Inbox.NextTurn[0].ID, "the due followup rides in the seed")
+}
+
+func TestALongTurnContinuesAsNewBetweenTwoStepsAndGoesOn(t *testing.T) {
+	opts := signals.AgentOptions{Tools: []string{"t"}}
+	d := newDriver(t, opts)
+	d.followup("f1")
+	d.resume()
+	d.answerModel(calls("t"))
+	take[StartTool](d)
+	out := signals.ToolOutput{CallID: "c0", Name: "t", Content: "r"}
+	rd := d.l.Step(d.now, ToolDone{CallID: "c0", Output: out, Ref: "act:tool-1-1-0"})
+	require.IsType(t, RunToolPost{}, rd.Commands[0])
+	rd = d.l.Step(d.now, ToolPostRan{CallID: "c0", Output: out})
+	require.Empty(t, rd.Commands)
+	require.True(t, d.l.AtBoundary(), "between two steps, nothing open")
+	d.step(Continue{})
+	require.Len(t, seen[ContinueAsNew](d), 1)
+	seed, err := d.l.Seed()
+	require.NoError(t, err)
+	require.True(t, seed.State.InTurn)
+	require.Equal(t, &signals.OpenTurn{ToolCalls: true}, seed.Turn)
+
+	next := &driver{t: t, l: Restore(Config{AgentID: "a1", Options: opts}, seed), now: d.now}
+	next.resume()
+	call := inFlight[CallModel](next)[0]
+	require.Equal(t, 1, call.Input.Call.Turn)
+	require.Equal(t, 2, call.Input.Call.Step, "the turn goes on with its next step")
+	next.answerModel(answer("done after the switch"))
+	require.Equal(t, eventlog.EndCompleted, only[eventlog.TurnEnd](next.events())[0].Reason)
+	next.requireOK()
+}
+
+func TestATurnDoesNotContinueAsNewWhileCanceling(t *testing.T) {
+	d := newDriver(t, signals.AgentOptions{Tools: []string{"t"}})
+	d.followup("f1")
+	d.resume()
+	d.answerModel(calls("t"))
+	d.step(Cancel{Cause: "stop"})
+	d.cancelInflight()
+	require.False(t, d.l.BetweenSteps())
 }

@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -21,6 +22,10 @@ func (l *Loop) hooksRan(now time.Time, in HooksRan) {
 	}
 	switch in.Point {
 	case PointStepBoundary:
+		if l.listingDue() {
+			l.listTools()
+			return
+		}
 		l.phase = choosing
 		l.emit(ChooseModel{Default: l.state.Selection})
 	case PointRuntimeContext:
@@ -47,13 +52,42 @@ func (l *Loop) modelChosen(now time.Time, in ModelChosen) {
 }
 
 // toolSet resolves the step's tools once: the agent's enabled tools with
-// the worker's modes. It is disposed when the step ends.
+// the worker's modes, and the MCP tools its entries enable from the
+// listings the run recorded, in the entries' order. An MCP tool whose name
+// another tool has is left out; so is any tool past signals.MaxTools. It
+// is disposed when the step ends.
 func (l *Loop) toolSet() []Tool {
 	out := make([]Tool, 0, len(l.cfg.Options.Tools))
+	seen := map[string]bool{}
 	for _, name := range l.cfg.Options.Tools {
-		out = append(out, Tool{Name: name, Mode: l.mode(name)})
+		if _, ok := signals.ParseMCPGrant(name); !ok {
+			seen[name] = true
+		}
 	}
-	return out
+	for _, name := range l.cfg.Options.Tools {
+		g, ok := signals.ParseMCPGrant(name)
+		if !ok {
+			out = append(out, Tool{Name: name, Mode: l.mode(name)})
+			continue
+		}
+		for _, t := range l.mcpTools(g) {
+			if !seen[t.Name] {
+				seen[t.Name] = true
+				out = append(out, t)
+			}
+		}
+	}
+	return out[:min(len(out), signals.MaxTools)]
+}
+
+// stepTool is the step's tool called name.
+func (l *Loop) stepTool(name string) (Tool, bool) {
+	for _, t := range l.turn.step.Tools {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return Tool{}, false
 }
 
 func (l *Loop) mode(name string) signals.ToolMode {
@@ -243,7 +277,14 @@ func (l *Loop) modelDone(now time.Time, in ModelDone) {
 		return
 	}
 	l.turn.callsSeq = s.Len
-	l.record(now, eventlog.ActivityRef(signals.ModelActivityID(s.Turn, s.Step)), in.Output)
+	if in.Output.Text != "" {
+		l.turn.lastText = in.Output.Text
+	}
+	ref := eventlog.ActivityRef(signals.ModelActivityID(s.Turn, s.Step))
+	if out, fixed := normalizeCalls(in.Output); fixed {
+		in.Output, ref = out, "" // what the log holds is no longer the activity's result
+	}
+	l.record(now, ref, in.Output)
 	if len(in.Output.ToolCalls) == 0 {
 		l.endStep(now)
 		return
@@ -279,10 +320,26 @@ func (l *Loop) retryAfter(now time.Time, d time.Duration) {
 		return
 	}
 	l.phase = backoff
-	l.emit(StartTimer{After: d})
+	l.emit(StartTimer{ID: signals.BackoffTimer, After: d})
 }
 
+// timerFired routes a timer to what started it: the retry backoff, a
+// decision's deadline, a wait.
 func (l *Loop) timerFired(now time.Time, in TimerFired) {
+	if in.ID != signals.BackoffTimer {
+		switch {
+		case !l.timers[in.ID]:
+			l.fail(fmt.Errorf("%w: timer %q was not started", eventlog.ErrInvalidTransition, in.ID))
+		case l.phase == tooling:
+			l.callTimerFired(now, in)
+		default: // canceled with its turn, and fired after it ended
+			delete(l.timers, in.ID)
+		}
+		return
+	}
+	if !l.expect(backoff, in) {
+		return
+	}
 	if in.Canceled || l.state.Canceling != "" {
 		l.phase = proposing
 		return
@@ -290,11 +347,12 @@ func (l *Loop) timerFired(now time.Time, in TimerFired) {
 	l.retry(now)
 }
 
-// endStep closes the step and disposes its tool set.
+// endStep closes the step and disposes its tool set. The next Step goes
+// on with the turn: a long turn may continue as new in between.
 func (l *Loop) endStep(now time.Time) {
 	l.record(now, "", eventlog.StepEnd{Turn: l.state.Turn, Step: l.state.Step})
 	l.turn.step.Tools, l.turn.tools = nil, nil
-	l.phase = proposing
+	l.phase, l.stepEnded = proposing, true
 }
 
 func firstOf(a, b string) string {
@@ -302,4 +360,42 @@ func firstOf(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// MaxCallIDBytes bounds a tool call ID the loop keeps as the model wrote it;
+// it is part of idempotency keys and activity inputs.
+const MaxCallIDBytes = 64
+
+// normalizeCalls makes the model's tool calls safe to record and run:
+//   - arguments that are not JSON come back as a JSON string, which the
+//     tool's schema then refuses with an error result the model reads,
+//     instead of a log that cannot record them;
+//   - an empty, oversized or repeated call ID (some OpenAI-compatible
+//     servers send them) becomes "call-<index>" (with a suffix while that
+//     is taken), so no two calls share a result or an idempotency key.
+func normalizeCalls(out signals.ModelOutput) (signals.ModelOutput, bool) {
+	fixed := false
+	edit := func() {
+		if !fixed {
+			out.ToolCalls, fixed = slices.Clone(out.ToolCalls), true
+		}
+	}
+	seen := map[string]bool{}
+	for i, c := range out.ToolCalls {
+		if !json.Valid(c.Arguments) {
+			edit()
+			s, _ := json.Marshal(string(c.Arguments))
+			out.ToolCalls[i].Arguments = s
+		}
+		if c.ID == "" || len(c.ID) > MaxCallIDBytes || seen[c.ID] {
+			edit()
+			id := fmt.Sprintf("call-%d", i)
+			for n := 1; seen[id] || slices.ContainsFunc(out.ToolCalls[i+1:], func(o eventlog.ToolCallRequest) bool { return o.ID == id }); n++ {
+				id = fmt.Sprintf("call-%d-%d", i, n)
+			}
+			out.ToolCalls[i].ID = id
+		}
+		seen[out.ToolCalls[i].ID] = true
+	}
+	return out, fixed
 }

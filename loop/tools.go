@@ -16,7 +16,8 @@ type stage int
 const (
 	waiting   stage = iota // not started
 	starting               // its pre hooks run
-	running                // its activity is in flight
+	awaiting               // it waits for a person (approval, or an ask_human answer)
+	running                // its activity, child agent or wait is in flight
 	ready                  // its result is in hand, not yet committed
 	committed              // its tool/result is recorded
 )
@@ -31,6 +32,8 @@ type toolRun struct {
 	results []signals.ToolOutput
 	refs    []eventlog.Ref // the history fact holding a result, "" when the loop or a hook made it
 	ran     []bool         // the tool itself answered: post hooks see it
+	child   []string       // the child agent a spawn_agent call started
+	detach  []bool         // ... and whether it answers once the child started
 	next    int            // the next result to commit
 	busy    bool           // a pre or post hook command is outstanding
 	// stop, once set, starts nothing more: waiting calls get this outcome
@@ -39,20 +42,34 @@ type toolRun struct {
 	why  string
 }
 
+// MaxCallsPerStep bounds the tool calls one step runs: with results of at
+// most 64 KiB, a step stays far inside Temporal's limits on pending
+// activities (2,000) and on one history, and the run may continue as new
+// at the next step boundary. Calls beyond it get an error result.
+const MaxCallsPerStep = 128
+
 // enterTools begins the step's tool calls. A call of a tool the agent may
 // not use gets an error result without running.
 func (l *Loop) enterTools(now time.Time, reqs []eventlog.ToolCallRequest) {
 	n := len(reqs)
 	t := &toolRun{calls: make([]Call, n), stage: make([]stage, n), results: make([]signals.ToolOutput, n),
-		refs: make([]eventlog.Ref, n), ran: make([]bool, n)}
+		refs: make([]eventlog.Ref, n), ran: make([]bool, n), child: make([]string, n), detach: make([]bool, n)}
 	for i, r := range reqs {
+		tool, ok := l.stepTool(r.Name)
 		t.calls[i] = Call{ID: r.ID, Name: r.Name, Arguments: r.Arguments, Mode: l.mode(r.Name), Index: i}
+		if ok {
+			t.calls[i].Mode, t.calls[i].MCP = tool.Mode, tool.MCP
+		}
 		if l.cfg.Rules == Rules1 { // rules 1 recorded every call before any ran
 			l.recordCall(now, i, t.calls[i])
 		}
-		if !slices.Contains(l.cfg.Options.Tools, r.Name) {
+		switch {
+		case !ok:
 			t.stage[i], t.results[i] = ready, l.loopResult(r.ID, r.Name, eventlog.ToolUnavailable,
-				fmt.Sprintf("tool %q is not available to this agent; available: %s", r.Name, strings.Join(l.cfg.Options.Tools, ", ")))
+				fmt.Sprintf("tool %q is not available to this agent; available: %s", r.Name, l.stepToolNames()))
+		case i >= MaxCallsPerStep && l.cfg.Rules >= Rules2:
+			t.stage[i], t.results[i] = ready, l.loopResult(r.ID, r.Name, eventlog.ToolUnavailable,
+				fmt.Sprintf("not run: a step may make at most %d tool calls", MaxCallsPerStep))
 		}
 	}
 	l.turn.tools = t
@@ -91,7 +108,7 @@ func (l *Loop) startNext(now time.Time) {
 	slots := make([]slot, len(t.stage))
 	for i, st := range t.stage {
 		switch st {
-		case starting, running:
+		case starting, awaiting, running:
 			slots[i] = slotRunning
 		case ready, committed:
 			slots[i] = slotDone
@@ -123,6 +140,8 @@ func (l *Loop) toolPreRan(now time.Time, in ToolPreRan) {
 		return
 	case in.Denied != "":
 		t.stage[i], t.results[i] = ready, l.loopResult(c.ID, c.Name, eventlog.ToolDenied, "tool call denied: "+in.Denied)
+	case l.needsApproval(c):
+		l.requestDecision(now, i, eventlog.NeedApproval)
 	default:
 		l.startCall(now, i)
 	}
@@ -136,6 +155,19 @@ func (l *Loop) startCall(now time.Time, i int) {
 	t := l.turn.tools
 	c, s := t.calls[i], l.state
 	if l.cfg.Rules >= Rules2 {
+		switch c.Name {
+		case signals.SpawnTool:
+			l.startSpawn(now, i)
+			return
+		case signals.AskHumanTool:
+			l.startAsk(now, i)
+			return
+		case signals.WaitTool:
+			l.startWait(now, i)
+			return
+		}
+	}
+	if l.cfg.Rules >= Rules2 {
 		l.recordCall(now, i, c)
 	}
 	cmd := StartTool{
@@ -143,7 +175,7 @@ func (l *Loop) startCall(now time.Time, i int) {
 		ActivityID: signals.ToolActivityID(s.Turn, s.Step, i),
 		Summary:    fmt.Sprintf("tool %s turn %d step %d", c.Name, s.Turn, s.Step),
 		Input: signals.ToolInput{AssistantSeq: l.turn.callsSeq, CallID: c.ID, Name: c.Name,
-			IdempotencyKey: signals.IdempotencyKey(l.cfg.AgentID, s.Turn, s.Step, c.ID)},
+			IdempotencyKey: signals.IdempotencyKey(l.cfg.AgentID, s.Turn, s.Step, c.ID), MCP: c.MCP},
 	}
 	switch {
 	case l.local[c.Name]:
@@ -162,12 +194,21 @@ func (l *Loop) startCall(now time.Time, i int) {
 	l.emit(cmd)
 }
 
+// stepToolNames lists the step's tools for a model that called another.
+func (l *Loop) stepToolNames() string {
+	names := make([]string, len(l.turn.step.Tools))
+	for i, t := range l.turn.step.Tools {
+		names[i] = t.Name
+	}
+	return strings.Join(names, ", ")
+}
+
 // recordCall records tool/call. An activity's input holds the event's
 // fields, so its journal entry only refers to it.
 func (l *Loop) recordCall(now time.Time, i int, c Call) {
 	s := l.state
 	e := eventlog.ToolCall{CallID: c.ID, Name: c.Name, IdempotencyKey: signals.IdempotencyKey(l.cfg.AgentID, s.Turn, s.Step, c.ID)}
-	if l.local[c.Name] || !slices.Contains(l.cfg.Options.Tools, c.Name) {
+	if _, ok := l.stepTool(c.Name); l.local[c.Name] || !ok || l.loopTool(c.Name) {
 		l.record(now, "", e)
 		return
 	}
@@ -252,10 +293,25 @@ func (l *Loop) haltIfCanceling() {
 	}
 }
 
-// halt starts nothing more; calls in flight are interrupted and report back.
+// halt starts nothing more. A call waiting for a person or for a child's
+// answer is answered at once (the child's turn is canceled, gracefully);
+// calls in flight are interrupted and report back.
 func (t *toolRun) halt(l *Loop, outcome eventlog.ToolOutcome, why string) {
 	t.stop, t.why = outcome, why
-	if slices.Contains(t.stage, running) || slices.Contains(t.stage, starting) {
+	inflight := false
+	for i, st := range t.stage {
+		c := t.calls[i]
+		switch {
+		case st == awaiting:
+			t.stage[i], t.results[i] = ready, l.loopResult(c.ID, c.Name, outcome, t.stopContent())
+		case st == running && t.child[i] != "" && !t.detach[i]:
+			l.emit(SignalChild{ChildID: t.child[i], Cancel: &signals.Cancel{Cause: why, KeepInbox: true}})
+			t.stage[i], t.results[i] = ready, l.loopResult(c.ID, c.Name, outcome, t.stopContent())
+		case st == running || st == starting:
+			inflight = true
+		}
+	}
+	if inflight {
 		l.emit(Interrupt{})
 	}
 }

@@ -3,6 +3,7 @@ package loop
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -255,4 +256,68 @@ func toolCallIDs(evs []eventlog.Event) []string {
 		out = append(out, c.CallID)
 	}
 	return out
+}
+
+func TestToolArgumentsThatAreNotJSONAreRecordedAsAStringTheToolRefuses(t *testing.T) {
+	d := toolsDriver(t, nil, 4, "t")
+	d.followup("f1")
+	d.resume()
+	out := calls("t")
+	out.ToolCalls[0].Arguments = json.RawMessage(`{"path": unterminated`)
+	d.answerModel(out)
+	st := take[StartTool](d)
+	require.Equal(t, "c0", st.Call.ID)
+	am := only[eventlog.AssistantMessage](d.events())[0]
+	require.JSONEq(t, `"{\"path\": unterminated"`, string(am.ToolCalls[0].Arguments))
+	d.requireOK()
+}
+
+func TestEmptyDuplicateAndOversizedCallIDsAreMadeUnique(t *testing.T) {
+	d := toolsDriver(t, nil, 8, "t")
+	d.followup("f1")
+	d.resume()
+	out := calls("t", "t", "t", "t")
+	out.ToolCalls[0].ID = "same"
+	out.ToolCalls[1].ID = "same"
+	out.ToolCalls[2].ID = ""
+	out.ToolCalls[3].ID = strings.Repeat("x", MaxCallIDBytes+1)
+	d.answerModel(out)
+	var ids []string
+	for _, st := range inFlight[StartTool](d) {
+		ids = append(ids, st.Call.ID)
+	}
+	require.Equal(t, []string{"same", "call-1", "call-2", "call-3"}, ids)
+	keys := map[string]bool{}
+	for _, st := range inFlight[StartTool](d) {
+		require.False(t, keys[st.Input.IdempotencyKey], "idempotency keys never collide")
+		keys[st.Input.IdempotencyKey] = true
+	}
+	for _, id := range ids {
+		d.finishTool(id, "r")
+	}
+	require.Len(t, only[eventlog.ToolResult](d.events()), 4)
+	d.requireOK()
+}
+
+func TestAStepRunsAtMostMaxCallsPerStepCalls(t *testing.T) {
+	d := toolsDriver(t, nil, MaxCallsPerStep+10, "t")
+	d.followup("f1")
+	d.resume()
+	names := make([]string, MaxCallsPerStep+3)
+	for i := range names {
+		names[i] = "t"
+	}
+	out := calls(names...)
+	for i := range out.ToolCalls {
+		out.ToolCalls[i].ID = fmt.Sprintf("k%d", i)
+	}
+	d.answerModel(out)
+	require.Len(t, inFlight[StartTool](d), MaxCallsPerStep)
+	for _, st := range inFlight[StartTool](d) {
+		d.finishTool(st.Call.ID, "r")
+	}
+	res := only[eventlog.ToolResult](d.events())
+	require.Len(t, res, MaxCallsPerStep+3)
+	require.Contains(t, res[MaxCallsPerStep].Content, "a step may make at most")
+	d.requireOK()
 }

@@ -23,6 +23,7 @@ type turnWork struct {
 	callsSeq int64              // seq of the assistant message asking for tools
 	failure  eventlog.Failure   // the failed model call being recovered
 	tools    *toolRun
+	lastText string // the turn's latest assistant text: a child's report
 }
 
 // stepOutcome is what the last closed step leaves for the continuation rule.
@@ -45,6 +46,9 @@ func (l *Loop) advance(now time.Time) {
 				return
 			}
 		case proposing:
+			if l.stepEnded && l.cfg.Rules >= Rules2 { // the shell may continue as new before the next step
+				return
+			}
 			l.propose(now)
 		default:
 			return
@@ -85,6 +89,13 @@ func (l *Loop) setStatus(now time.Time, s eventlog.Status) {
 // completes the workflow.
 func (l *Loop) finish(now time.Time) {
 	l.discardAll(now, eventlog.DiscardDisposed, l.state.DisposeCause)
+	for _, c := range l.state.Children { // a tree ends with its root
+		l.emit(SignalChild{ChildID: c.ID, Dispose: &signals.Dispose{Cause: "parent " + l.cfg.AgentID + " disposed"}})
+	}
+	if p := l.cfg.Parent; p != nil {
+		l.emit(ReportToParent{Report: signals.ChildReport{ID: signals.ChildReportID(l.cfg.AgentID, 0), Child: l.cfg.AgentID,
+			Spent: l.state.Usage, Ended: "disposed: " + l.state.DisposeCause}})
+	}
 	for _, t := range l.state.Maintenance {
 		l.note(now, "", eventlog.MaintenanceDone{Task: t, Error: signals.ErrDisposed.Error()})
 		l.emit(AnswerMaintenance{Result: signals.Maintained{Task: signals.MaintenanceTask(t)}, Err: signals.ErrDisposed})
@@ -179,18 +190,29 @@ func (l *Loop) stopped(now time.Time) {
 	}
 }
 
+// endTurn closes the turn: it settles (seed 000's agent/settled), and a
+// child reports it to its parent.
 func (l *Loop) endTurn(now time.Time, reason eventlog.EndReason, msg string) {
+	text := l.turn.lastText
+	l.closeTurn(now, reason, msg)
+	l.turnEnded = true
+	if p := l.cfg.Parent; p != nil {
+		l.emit(ReportToParent{Report: signals.ChildReport{ID: signals.ChildReportID(l.cfg.AgentID, l.state.Turn),
+			Child: l.cfg.AgentID, Turn: l.state.Turn, Reason: reason, Error: msg, Text: text, Spent: l.state.Usage}})
+	}
+}
+
+func (l *Loop) closeTurn(now time.Time, reason eventlog.EndReason, msg string) {
 	l.record(now, "", eventlog.TurnEnd{Turn: l.state.Turn, Reason: reason, Error: msg})
 	l.turn = turnWork{}
-	l.phase, l.turnEnded = idle, true
+	l.phase = idle
 }
 
 // retry closes the failed turn and opens a retry turn over the same state,
-// with no boundary in between.
+// with no boundary in between: the chain has not settled.
 func (l *Loop) retry(now time.Time) {
 	failed := l.state.Turn
-	l.endTurn(now, eventlog.EndFailed, l.turn.failed)
-	l.turnEnded = false
+	l.closeTurn(now, eventlog.EndFailed, l.turn.failed)
 	l.openTurn(now, failed)
 }
 
@@ -227,12 +249,20 @@ func (l *Loop) overBudget() string {
 	if b == nil {
 		return ""
 	}
+	tokens, cost := l.reserved()
 	u := l.state.Usage
-	if used := u.InputTokens + u.OutputTokens; b.MaxTokens > 0 && used >= b.MaxTokens {
-		return fmt.Sprintf("token budget exhausted: %d of %d tokens used", used, b.MaxTokens)
+	if used := u.InputTokens + u.OutputTokens; b.MaxTokens > 0 && used+tokens >= b.MaxTokens {
+		return fmt.Sprintf("token budget exhausted: %d of %d tokens used", used, b.MaxTokens) + held(tokens > 0, fmt.Sprint(tokens))
 	}
-	if cost := b.Prices.Cost(u); b.MaxCost > 0 && cost >= b.MaxCost {
-		return fmt.Sprintf("cost budget exhausted: %.4f of %.4f spent", cost, b.MaxCost)
+	if spent := b.Prices.Cost(u); b.MaxCost > 0 && spent+cost >= b.MaxCost {
+		return fmt.Sprintf("cost budget exhausted: %.4f of %.4f spent", spent, b.MaxCost) + held(cost > 0, fmt.Sprintf("%.4f", cost))
 	}
 	return ""
+}
+
+func held(some bool, what string) string {
+	if !some {
+		return ""
+	}
+	return ", " + what + " held by children"
 }

@@ -116,7 +116,7 @@ func TestARetryActionOpensARetryTurnAfterItsBackoff(t *testing.T) {
 	timer := take[StartTimer](d)
 	require.Equal(t, 3*time.Second, timer.After)
 	require.Equal(t, 1, d.l.State().Turn, "the retry turn waits for its timer")
-	d.step(TimerFired{})
+	d.step(TimerFired{ID: signals.BackoffTimer})
 	call := take[CallModel](d)
 	require.Equal(t, 2, call.Input.Call.Turn)
 	evs := d.events()

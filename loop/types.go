@@ -26,6 +26,8 @@ type Step struct {
 type Tool struct {
 	Name string
 	Mode signals.ToolMode
+	// MCP is the server tool behind an MCP tool; nil for others.
+	MCP *signals.MCPGrant
 }
 
 // Message is a claimed message offered to pre-step.
@@ -73,6 +75,8 @@ type Call struct {
 	Mode      signals.ToolMode
 	// Index is the call's position in the model's order, from 0.
 	Index int
+	// MCP is the server tool the call runs, for an MCP tool.
+	MCP *signals.MCPGrant
 }
 
 // Point names a serial hook point.

@@ -98,6 +98,18 @@ func (s *sources) delivered(name string, in *commonpb.Payloads) error {
 			return nil
 		}
 		s.message(m.Message)
+	case signals.ChildReportSignal.Name: // a child's answer, by its report ID
+		var r signals.ChildReport
+		if err := s.decode(in, &r); err != nil {
+			return nil
+		}
+		s.message(signals.Message{ID: r.ID, Content: r.Text})
+	case signals.ApproveUpdate.Name, signals.DenyUpdate.Name, signals.AnswerUpdate.Name: // a person's reason or answer
+		var d signals.Decision
+		if err := s.decode(in, &d); err != nil {
+			return nil
+		}
+		s.message(signals.Message{ID: d.ID, Content: d.Text})
 	}
 	return nil
 }

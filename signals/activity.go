@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/tetherdev/tether/eventlog"
 )
@@ -42,6 +43,9 @@ type CallConfig struct {
 // Summarize is a compaction request.
 type Summarize struct {
 	Keep int `json:"keep"`
+	// Attempts bounds the summary call's own failures, as ToolInput's does
+	// a tool call's; 0 means DefaultAttempts.
+	Attempts int32 `json:"attempts,omitempty"`
 }
 
 // ModelInput is the input of ModelActivity: a reference and a configuration,
@@ -75,11 +79,19 @@ type ToolInput struct {
 	// Continue-As-New: agent/turn/step/call.
 	IdempotencyKey string  `json:"idempotency_key"`
 	Journal        Journal `json:"journal,omitzero"`
+	// Attempts is how many times the tool's own failures (its errors, its
+	// time limit) may end an attempt before the call fails for good; 0
+	// means DefaultAttempts. Attempts lost to faults (a worker that died, a
+	// server it lost) never count: see ToolFailure.
+	Attempts int32 `json:"attempts,omitempty"`
 	// Arguments are the call's arguments when they travel inline: always
 	// for a local activity (whose input Temporal does not write to
 	// history), up to MaxInlineArguments bytes for a regular one. Absent,
 	// the activity reads them from the log.
 	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// MCP, when set, is the MCP server tool the call runs (Name is the
+	// model's name for it, MCPToolName).
+	MCP *MCPGrant `json:"mcp,omitempty"`
 }
 
 // MaxInlineArguments bounds the tool arguments a regular tool activity's
@@ -90,6 +102,28 @@ const MaxInlineArguments = 1 << 10
 
 // ToolOutput is the result of ToolActivity; it is the tool/result event.
 type ToolOutput = eventlog.ToolResult
+
+// Faults are not failures. Temporal retries the model and tool activities
+// without an attempt limit (up to an overall deadline), so an attempt lost
+// to a fault, a worker that died or lost the server and so stopped
+// heartbeating, is simply run again. Only a call's own failures count: the
+// activity counts them itself (the count rides in its heartbeat details,
+// which Temporal hands to the next attempt) and ends the call with a
+// non-retryable ToolFailure once they reach its Attempts.
+const (
+	// ToolFailure is the ApplicationError type of a tool call's own
+	// failure: retryable until the call's attempts are used up, then
+	// non-retryable, and the workflow gives its message to the model.
+	ToolFailure = "tether.ToolFailure"
+	// DefaultAttempts is the attempt budget of a call whose input names none.
+	DefaultAttempts = 3
+	// ActivityGrace is what a model or tool activity attempt's StartToClose
+	// timeout adds to the call's own time limit. The activity stops its work
+	// at the limit and reports that as the call's own failure (a timeout it
+	// can count); Temporal's timeout fires only for an attempt that could
+	// not report, a wedged worker, which is a fault and runs again.
+	ActivityGrace = 5 * time.Second
+)
 
 // StreamLocator is the heartbeat detail of a streaming model activity: where
 // the worker running it serves the attempt's live chunks, and the token that

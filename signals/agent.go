@@ -45,6 +45,10 @@ type AgentOptions struct {
 	Budget *Budget `json:"budget,omitempty"`
 	// Compaction configures the compaction hook.
 	Compaction *Compaction `json:"compaction,omitempty"`
+	// Approval says which tool calls wait for a person.
+	Approval *ApprovalPolicy `json:"approval,omitempty"`
+	// Wait bounds the wait tool.
+	Wait *WaitPolicy `json:"wait,omitempty"`
 }
 
 // Compaction configures the compaction hook (seed 002's
@@ -172,6 +176,9 @@ type AgentInput struct {
 	First *Message `json:"first,omitempty"`
 	// Seed, when set, continues the agent from a previous run.
 	Seed *Seed `json:"seed,omitempty"`
+	// Parent, when set, is the agent that started this one as its child:
+	// it gets a ChildReport of every settled turn.
+	Parent *ParentLink `json:"parent,omitempty"`
 }
 
 // Seed carries an agent across Continue-As-New: everything the next run needs
@@ -196,6 +203,19 @@ type Seed struct {
 	// Journal is the previous run's log tail no command carried into its
 	// history; the next run's start input carries it.
 	Journal Journal `json:"journal,omitzero"`
+	// Turn, when set, is the turn the previous run continued as new in the
+	// middle of, between two steps: the next run goes on with it.
+	Turn *OpenTurn `json:"turn,omitempty"`
+}
+
+// OpenTurn is what the loop holds of a turn between two steps, besides the
+// folded state: how the last step ended and what the turn has said.
+type OpenTurn struct {
+	Retry     bool   `json:"retry,omitempty"`
+	ToolCalls bool   `json:"tool_calls,omitempty"`
+	Concluded bool   `json:"concluded,omitempty"`
+	Failed    string `json:"failed,omitempty"`
+	LastText  string `json:"last_text,omitempty"`
 }
 
 // AgentResult is what a disposed agent's workflow returns. Journal is the tail

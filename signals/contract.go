@@ -1,6 +1,10 @@
 package signals
 
-import "github.com/tetherdev/tether/eventlog"
+import (
+	"unicode/utf8"
+
+	"github.com/tetherdev/tether/eventlog"
+)
 
 // Signal names a fire-and-forget message of payload type T.
 type Signal[T any] struct{ Name string }
@@ -111,19 +115,70 @@ type WaitIdle struct{}
 func (v StatusView) Idle() bool { return !v.InTurn && !v.Due }
 
 // StatusView answers StatusQuery.
+//
+// Its size is bounded whatever the agent holds, far below Temporal's 2 MB
+// limit on a query or update answer: the inbox lists show the oldest
+// MaxStatusItems messages, each cut to MaxPreviewBytes (NextTurnLen and
+// NextStepLen count them all); pending decisions show their arguments cut
+// the same way. Read the session log for whole contents.
 type StatusView struct {
 	Status eventlog.Status `json:"status"`
 	Turn   int             `json:"turn"`
 	Step   int             `json:"step"`
 	InTurn bool            `json:"in_turn"`
 	// Due is set when pending work will open a turn.
-	Due      bool               `json:"due,omitempty"`
-	NextTurn []eventlog.Pending `json:"next_turn"`
-	NextStep []eventlog.Pending `json:"next_step"`
-	LogLen   int64              `json:"log_len"`
-	Disposed bool               `json:"disposed"`
+	Due         bool               `json:"due,omitempty"`
+	NextTurn    []eventlog.Pending `json:"next_turn"`
+	NextStep    []eventlog.Pending `json:"next_step"`
+	NextTurnLen int                `json:"next_turn_len,omitempty"`
+	NextStepLen int                `json:"next_step_len,omitempty"`
+	LogLen      int64              `json:"log_len"`
+	Disposed    bool               `json:"disposed"`
 	// Runs counts the runs of the agent's chain (Continue-As-New).
 	Runs int `json:"runs,omitempty"`
+	// Usage is what the agent (its children included) spent so far.
+	Usage eventlog.Usage `json:"usage,omitzero"`
+	// Pending are tool calls waiting for a person; Waits wait calls
+	// sleeping; Children the child agents that have not ended.
+	Pending  []PendingView   `json:"pending,omitempty"`
+	Waits    []eventlog.Wait `json:"waits,omitempty"`
+	Children []ChildView     `json:"children,omitempty"`
+}
+
+// Bounds of a StatusView.
+const (
+	MaxStatusItems  = 100
+	MaxPreviewBytes = 512
+)
+
+// PendingView is a tool call waiting for a person: the call, its arguments
+// (a preview), since when, and until when.
+type PendingView struct {
+	eventlog.PendingDecision
+	Arguments string `json:"arguments,omitempty"`
+}
+
+// ChildView is a child agent as its parent sees it.
+type ChildView struct {
+	ID      string             `json:"id"`
+	Mode    eventlog.ChildMode `json:"mode"`
+	Settled int                `json:"settled,omitempty"`
+	Spent   eventlog.Usage     `json:"spent,omitzero"`
+}
+
+// Blocked reports whether the open turn waits for a person.
+func (v StatusView) Blocked() bool { return len(v.Pending) > 0 }
+
+// Preview cuts s to MaxPreviewBytes at a rune boundary, marking the cut.
+func Preview(s string) string {
+	if len(s) <= MaxPreviewBytes {
+		return s
+	}
+	cut := MaxPreviewBytes - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // LogRequest asks for events with From <= seq < To (To 0 = to the end), at

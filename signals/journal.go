@@ -2,6 +2,7 @@ package signals
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -27,6 +28,20 @@ type JournalEntry struct {
 	Delta int64 // milliseconds after Journal.At
 	Ref   eventlog.Ref
 	Data  json.RawMessage
+}
+
+// ErrMalformedJournal is returned for a journal that does not decode.
+var ErrMalformedJournal = errors.New("malformed journal")
+
+// UnmarshalJSON reads a journal; every failure matches ErrMalformedJournal.
+func (j *Journal) UnmarshalJSON(b []byte) error {
+	type plain Journal // without this method
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return fmt.Errorf("%w: %w", ErrMalformedJournal, err)
+	}
+	*j = Journal(p)
+	return nil
 }
 
 // IsZero makes an empty journal disappear under `omitzero`.
@@ -70,6 +85,9 @@ var journalCodes = map[eventlog.Type]string{
 	eventlog.TypeContextCompacted: "cc", eventlog.TypeModelSelected: "mo", eventlog.TypeTurnCanceling: "tx",
 	eventlog.TypeAgentDisposing: "dx", eventlog.TypeMaintenanceQueued: "mq", eventlog.TypeMaintenanceDone: "md",
 	eventlog.TypeRequestHeader: "rh", eventlog.TypeRequestContext: "rx",
+	eventlog.TypeChildStarted: "cs", eventlog.TypeChildSettled: "cx", eventlog.TypeChildEnded: "ce",
+	eventlog.TypeDecisionRequested: "dq", eventlog.TypeDecisionMade: "dm", eventlog.TypeWaitStarted: "ws",
+	eventlog.TypeToolsListed: "tl",
 }
 
 // journalTypes is journalCodes reversed.

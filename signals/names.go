@@ -22,21 +22,42 @@ const (
 	ToolActivity = "tether.Tool"
 )
 
+// The loop's own tools: an agent enables them by name like any tool, but
+// the loop runs them itself instead of a tool activity.
+const (
+	// SpawnTool starts a child agent (signals.SpawnArgs).
+	SpawnTool = "spawn_agent"
+	// AskHumanTool asks a person a question; the answer is the result.
+	AskHumanTool = "ask_human"
+	// WaitTool sleeps on a durable timer (signals.WaitArgs).
+	WaitTool = "wait"
+)
+
+// LoopTools lists the loop's own tools.
+var LoopTools = []string{SpawnTool, AskHumanTool, WaitTool}
+
 // Search attributes an operator filters agents by in the Temporal UI.
 const (
 	AttrStatus = "TetherStatus" // Keyword: idle | running
 	AttrModel  = "TetherModel"  // Keyword: provider/model of the agent
 	AttrParent = "TetherParent" // Keyword: parent agent ID, empty for a root agent
 	AttrTurn   = "TetherTurn"   // Int: the last opened turn
+	// AttrWaiting is what the agent waits for: "approval" (a tool call
+	// waits for a person's approval), "answer" (an ask_human question), or
+	// "wait" (a wait tool sleeps); empty when it waits for nothing.
+	AttrWaiting   = "TetherWaiting"   // Keyword
+	AttrWaitUntil = "TetherWaitUntil" // Datetime: when the earliest wait ends
 )
 
 // SearchAttributeKinds lists Tether's custom search attributes with their
 // indexed types as Temporal names them; namespaces must register them.
 var SearchAttributeKinds = map[string]string{
-	AttrStatus: "Keyword",
-	AttrModel:  "Keyword",
-	AttrParent: "Keyword",
-	AttrTurn:   "Int",
+	AttrStatus:    "Keyword",
+	AttrModel:     "Keyword",
+	AttrParent:    "Keyword",
+	AttrTurn:      "Int",
+	AttrWaiting:   "Keyword",
+	AttrWaitUntil: "Datetime",
 }
 
 // Durable ID formats. Activity IDs are written to history and named by the
@@ -109,3 +130,28 @@ func ModelLabel(s Selection) string {
 	}
 	return p + "/" + m
 }
+
+// ChildAgentID is the agent ID of a child started when its parent's log
+// had seq events: "<parent>.child-<seq>". The seq is unique across the
+// parent's chain, so children never collide, and the ID says whose child
+// it is.
+func ChildAgentID(parent string, seq int64) string {
+	return parent + ".child-" + strconv.FormatInt(seq, 10)
+}
+
+// ChildReportID is the message ID of a child's report of its settled turn
+// in its parent's inbox: "<child>#<turn>".
+func ChildReportID(child string, turn int) eventlog.MessageID {
+	return eventlog.MessageID(child + "#" + strconv.Itoa(turn))
+}
+
+// Timer IDs of the loop's durable timers within one turn.
+const (
+	BackoffTimer = "backoff" // before a retry turn
+)
+
+// DecideTimer is the deadline of a tool call's pending decision.
+func DecideTimer(callID string) string { return "decide:" + callID }
+
+// WaitTimer is a wait tool call's sleep.
+func WaitTimer(callID string) string { return "wait:" + callID }

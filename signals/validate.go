@@ -104,6 +104,7 @@ const (
 	RejectDisposed  = "tether.Disposed"
 	RejectIdle      = "tether.AlreadyIdle"
 	RejectContinue  = "tether.Continuing"
+	RejectDecision  = "tether.NoSuchDecision"
 )
 
 var rejections = []struct {
@@ -114,6 +115,7 @@ var rejections = []struct {
 	{RejectDisposed, ErrDisposed},
 	{RejectIdle, ErrAlreadyIdle},
 	{RejectContinue, ErrContinuing},
+	{RejectDecision, ErrNoSuchDecision},
 }
 
 // RejectionType is the rejection type for a validation error.

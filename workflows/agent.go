@@ -23,18 +23,23 @@ type run struct {
 	opts  signals.AgentOptions
 	loop  *loop.Loop
 	hooks chain
-	// inputs are outcomes of commands waiting for the loop, oldest first.
-	inputs []loop.Input
+	// inputs wait for the loop, oldest first: outcomes of commands, and
+	// what reports and decisions bring.
+	inputs []*queued
 	// sel waits for the commands in flight and for wake, which requests
 	// signal when they made work due.
 	sel    workflow.Selector
 	wake   workflow.Channel
 	drains []func() // hand delivered-but-unreceived signals to their handlers
 	turn   turnScope
-	maint  []*maintWaiter // maintain updates waiting for their task, oldest first
+	timers map[string]workflow.CancelFunc // running timers by loop ID
+	maint  []*maintWaiter                 // maintain updates waiting for their task, oldest first
+	in     signals.AgentInput
+	root   workflow.Context // the run's context: children and external signals outlive a turn
 	// continuing is set once the run decided to continue as new.
 	continuing bool
 	declined   int64 // log length when the loop last declined to continue
+	inflight   int   // child starts and signals to other agents not yet resolved
 	firstTurn  int   // the last turn before this run
 	attrs      attrState
 	snap       *snapshot
@@ -52,10 +57,18 @@ func (a Agent) Run(ctx workflow.Context, in signals.AgentInput) (signals.AgentRe
 		return signals.AgentResult{}, err
 	}
 	cfg = rc.apply(cfg)
-	r := &run{cfg: cfg, opts: in.Options, hooks: enabledHooks(cfg, in.Options.Hooks), attrs: currentAttrs(ctx),
+	if in.Seed == nil && rc.rules() >= loop.Rules2 {
+		// A new agent whose options cannot run is refused at once, with the
+		// reason; a continued one keeps running with what it had.
+		if err := signals.ValidateOptions(in.Options, cfg.Tools, cfg.Providers); err != nil {
+			return signals.AgentResult{}, temporal.NewNonRetryableApplicationError(err.Error(), errInvalidInput, err)
+		}
+	}
+	r := &run{cfg: cfg, opts: in.Options, in: in, hooks: enabledHooks(cfg, in.Options.Hooks), attrs: currentAttrs(ctx),
 		idleTail: rc.IdleTail}
 	lc := loop.Config{AgentID: info.WorkflowExecution.ID, Options: in.Options, Modes: cfg.ToolModes,
-		Local: cfg.LocalTools, Rules: rc.rules(), MaxSeedBytes: cfg.MaxSeedBytes, StreamHooks: r.hooks.stream}
+		Local: cfg.LocalTools, Rules: rc.rules(), MaxSeedBytes: cfg.MaxSeedBytes, StreamHooks: r.hooks.stream,
+		Parent: in.Parent, Profiles: cfg.Profiles, Providers: cfg.Providers}
 	if in.Seed != nil {
 		r.loop = loop.Restore(lc, *in.Seed)
 		r.firstTurn = in.Seed.State.Turn
@@ -70,12 +83,17 @@ func (a Agent) Run(ctx workflow.Context, in signals.AgentInput) (signals.AgentRe
 	// The first message is accepted before handlers are registered: updates
 	// buffered since the start are validated against a state that has it.
 	if in.First != nil {
-		rd := r.loop.Step(workflow.Now(ctx), loop.Accept{Message: *in.First, List: eventlog.NextTurn, Wake: true})
+		var from *eventlog.Initiator
+		if in.Parent != nil {
+			from = &eventlog.Initiator{Kind: eventlog.ByParent, ID: in.Parent.ID}
+		}
+		rd := r.loop.Step(workflow.Now(ctx), loop.Accept{Message: *in.First, List: eventlog.NextTurn, Wake: true, From: from})
 		if rd.Err != nil {
 			return signals.AgentResult{}, temporal.NewNonRetryableApplicationError(
 				"invalid first message", errInvalidInput, rd.Err)
 		}
 	}
+	r.root = ctx
 	r.sel, r.wake = workflow.NewSelector(ctx), workflow.NewBufferedChannel(ctx, 1)
 	r.sel.AddReceive(r.wake, func(c workflow.ReceiveChannel, _ bool) { c.ReceiveAsync(nil) })
 	r.sel.AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) {})
@@ -88,39 +106,56 @@ func (a Agent) Run(ctx workflow.Context, in signals.AgentInput) (signals.AgentRe
 // errInvalidInput is the ApplicationError type of a rejected workflow input.
 const errInvalidInput = "tether.InvalidInput"
 
+// queued is an input waiting for the loop; whoever queued it may wait
+// until done to read what the loop made of it.
+type queued struct {
+	in   loop.Input
+	done bool
+	rd   loop.Ready
+}
+
 // run steps the loop until a command ends the run.
 func (r *run) run(ctx workflow.Context) (signals.AgentResult, error) {
-	var in loop.Input = loop.Resume{}
+	q := &queued{in: loop.Resume{}}
 	for {
-		rd := r.loop.Step(workflow.Now(ctx), in)
-		r.continuing = r.continuing && r.loop.Continuing()
-		r.snap.publish(r) // before the commands: an activity they start reads it
-		for _, cmd := range rd.Commands {
-			if end := r.exec(ctx, cmd); end != nil {
-				return end.result, end.err
-			}
+		if end := r.step(ctx, q); end != nil {
+			return end.result, end.err
 		}
 		var err error
-		if in, err = r.next(ctx); err != nil {
+		if q, err = r.next(ctx); err != nil {
 			return signals.AgentResult{}, err
 		}
 	}
 }
 
+// step feeds one input to the loop and executes the commands it returns.
+func (r *run) step(ctx workflow.Context, q *queued) *end {
+	rd := r.loop.Step(workflow.Now(ctx), q.in)
+	q.done, q.rd = true, rd
+	r.continuing = r.continuing && r.loop.Continuing()
+	r.syncWaiting(ctx)
+	r.snap.publish(r) // before the commands: an activity they start reads it
+	for _, cmd := range rd.Commands {
+		if end := r.exec(ctx, cmd); end != nil {
+			return end
+		}
+	}
+	return nil
+}
+
 // next waits for the loop's next input: an outcome, work that became due,
 // or the decision to continue as new at an idle boundary.
-func (r *run) next(ctx workflow.Context) (loop.Input, error) {
+func (r *run) next(ctx workflow.Context) (*queued, error) {
 	for {
-		if len(r.inputs) > 0 {
-			in := r.inputs[0]
-			r.inputs = r.inputs[1:]
-			return in, nil
+		if q := r.pop(); q != nil {
+			return q, nil
 		}
-		if r.loop.AtBoundary() && r.loop.State().Len != r.declined && r.shouldContinueAsNew(ctx) {
-			return r.prepareContinue(ctx)
+		if r.loop.AtBoundary() && r.inflight == 0 && r.loop.State().Len != r.declined && r.shouldContinueAsNew(ctx) {
+			in, err := r.prepareContinue(ctx)
+			return &queued{in: in}, err
 		}
 		if r.loop.Due() || r.loop.Err() != nil {
-			return loop.Resume{}, nil
+			return &queued{in: loop.Resume{}}, nil
 		}
 		r.sel.Select(ctx)
 		if err := ctx.Err(); err != nil {
@@ -130,20 +165,46 @@ func (r *run) next(ctx workflow.Context) (loop.Input, error) {
 }
 
 // push queues an outcome for the loop.
-func (r *run) push(in loop.Input) { r.inputs = append(r.inputs, in) }
+func (r *run) push(in loop.Input) *queued {
+	q := &queued{in: in}
+	r.inputs = append(r.inputs, q)
+	return q
+}
 
-// request steps the loop with a client's or hook's request and interrupts
-// the turn's work when it says so. Requests make no other commands.
+func (r *run) pop() *queued {
+	if len(r.inputs) == 0 {
+		return nil
+	}
+	q := r.inputs[0]
+	r.inputs = r.inputs[1:]
+	return q
+}
+
+// queue is push for a handler: it wakes the run, and the handler may wait
+// for the loop's answer (await).
+func (r *run) queue(in loop.Input) *queued {
+	q := r.push(in)
+	r.wake.SendAsync(struct{}{})
+	return q
+}
+
+// await waits until the loop has taken q.
+func (r *run) await(ctx workflow.Context, q *queued) (loop.Ready, error) {
+	err := workflow.Await(ctx, func() bool { return q.done })
+	return q.rd, err
+}
+
+// request steps the loop with a client's or hook's request and executes
+// what it asks at once: requests only interrupt, cancel timers and signal
+// children, never start work or end the run.
 func (r *run) request(ctx workflow.Context, in loop.Input) loop.Ready {
 	rd := r.loop.Step(workflow.Now(ctx), in)
 	for _, cmd := range rd.Commands {
-		if _, ok := cmd.(loop.Interrupt); ok {
-			r.turn.interrupt()
-		}
+		r.exec(ctx, cmd) // a request's commands act at once: interrupts, timer cancels, signals to children
 	}
-	if r.loop.Due() || r.loop.Err() != nil {
-		r.wake.SendAsync(struct{}{})
-	}
+	// Wake the run even for a refused request: it stays in history, and an
+	// idle run must look whether history grew enough to continue as new.
+	r.wake.SendAsync(struct{}{})
 	return rd
 }
 

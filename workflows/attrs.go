@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"time"
+
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
@@ -14,14 +16,19 @@ var (
 	ModelKey  = temporal.NewSearchAttributeKeyKeyword(signals.AttrModel)
 	ParentKey = temporal.NewSearchAttributeKeyKeyword(signals.AttrParent)
 	TurnKey   = temporal.NewSearchAttributeKeyInt64(signals.AttrTurn)
+	// WaitingKey and WaitUntilKey say what the agent waits for.
+	WaitingKey   = temporal.NewSearchAttributeKeyKeyword(signals.AttrWaiting)
+	WaitUntilKey = temporal.NewSearchAttributeKeyTime(signals.AttrWaitUntil)
 )
 
 // attrState is what the run last wrote, so it upserts only on change: each
 // upsert is a history event.
 type attrState struct {
-	status eventlog.Status
-	turn   int
-	model  string
+	status  eventlog.Status
+	turn    int
+	model   string
+	waiting string
+	until   time.Time
 }
 
 func currentAttrs(ctx workflow.Context) attrState {
@@ -29,7 +36,54 @@ func currentAttrs(ctx workflow.Context) attrState {
 	st, _ := sa.GetKeyword(StatusKey)
 	turn, _ := sa.GetInt64(TurnKey)
 	model, _ := sa.GetKeyword(ModelKey)
-	return attrState{status: eventlog.Status(st), turn: int(turn), model: model}
+	waiting, _ := sa.GetKeyword(WaitingKey)
+	until, _ := sa.GetTime(WaitUntilKey)
+	return attrState{status: eventlog.Status(st), turn: int(turn), model: model, waiting: waiting, until: until}
+}
+
+// waiting is what the agent waits for, most pressing first: a person's
+// approval, an answer, a wait tool's timer; and when its earliest wait ends.
+func waiting(s eventlog.State) (string, time.Time) {
+	for _, k := range []eventlog.DecisionKind{eventlog.NeedApproval, eventlog.NeedAnswer} {
+		for _, p := range s.Pending {
+			if p.Kind == k {
+				return string(k), time.Time{}
+			}
+		}
+	}
+	var until time.Time
+	for _, w := range s.Waits {
+		if until.IsZero() || w.Until.Before(until) {
+			until = w.Until
+		}
+	}
+	if until.IsZero() {
+		return "", until
+	}
+	return "wait", until
+}
+
+// syncWaiting writes what the agent waits for when it changed. Runs that
+// never wait never write it.
+func (r *run) syncWaiting(ctx workflow.Context) {
+	if r.cfg.NoSearchAttributes {
+		return
+	}
+	w, until := waiting(r.loop.State())
+	if w == r.attrs.waiting && until.Equal(r.attrs.until) {
+		return
+	}
+	ups := []temporal.SearchAttributeUpdate{WaitingKey.ValueSet(w)}
+	if until.IsZero() {
+		ups = append(ups, WaitUntilKey.ValueUnset())
+	} else {
+		ups = append(ups, WaitUntilKey.ValueSet(until))
+	}
+	if err := workflow.UpsertTypedSearchAttributes(ctx, ups...); err != nil {
+		workflow.GetLogger(ctx).Warn("Search attribute upsert failed", "error", err)
+		return
+	}
+	r.attrs.waiting, r.attrs.until = w, until
 }
 
 // syncAttrs writes status and turn when they changed, in one command.
@@ -56,5 +110,5 @@ func (r *run) syncAttrs(ctx workflow.Context) {
 		workflow.GetLogger(ctx).Warn("Search attribute upsert failed", "error", err)
 		return
 	}
-	r.attrs = attrState{status: s.Status, turn: s.Turn, model: model}
+	r.attrs.status, r.attrs.turn, r.attrs.model = s.Status, s.Turn, model
 }

@@ -8,8 +8,9 @@ import (
 )
 
 // shouldContinueAsNew: Temporal suggests it (history events, size, updates)
-// or one of the configured per-run limits is reached. It is asked only at an
-// idle boundary.
+// or one of the configured per-run limits is reached. It is asked at an
+// idle boundary, and between two steps of a turn, where only the history's
+// size counts: a turn too long for one run goes on in the next.
 func (r *run) shouldContinueAsNew(ctx workflow.Context) bool {
 	info := workflow.GetInfo(ctx)
 	c := r.cfg
@@ -20,8 +21,8 @@ func (r *run) shouldContinueAsNew(ctx workflow.Context) bool {
 		return true
 	case c.MaxRunBytes > 0 && info.GetCurrentHistorySize() >= c.MaxRunBytes:
 		return true
-	case c.MaxRunTurns > 0 && r.loop.State().Turn-r.firstTurn >= c.MaxRunTurns:
-		return true
+	case c.MaxRunTurns > 0 && r.loop.State().Turn-r.firstTurn >= c.MaxRunTurns && !r.loop.BetweenSteps():
+		return true // a turn limit waits for the turn to end; history limits do not
 	}
 	return false
 }
@@ -39,15 +40,27 @@ func (r *run) prepareContinue(ctx workflow.Context) (loop.Input, error) {
 	return loop.Continue{}, nil
 }
 
-// settle waits for every handler and drains delivered signals.
+// settle waits for every handler and drains delivered signals. Handlers
+// that wait for the loop's answer (decisions, spawns) are answered
+// meanwhile: what they and the drained signals queued is stepped here.
 func (r *run) settle(ctx workflow.Context) error {
-	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
-		return err
+	for {
+		err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) || len(r.inputs) > 0 })
+		if err != nil {
+			return err
+		}
+		for _, drain := range r.drains {
+			drain()
+		}
+		if len(r.inputs) == 0 && workflow.AllHandlersFinished(ctx) {
+			return nil
+		}
+		for q := r.pop(); q != nil; q = r.pop() {
+			if end := r.step(ctx, q); end != nil {
+				return end.err
+			}
+		}
 	}
-	for _, drain := range r.drains {
-		drain()
-	}
-	return nil
 }
 
 // continueAsNew ends the run; the next one starts from a seed taken after a
@@ -67,5 +80,5 @@ func (r *run) continueAsNew(ctx workflow.Context, c loop.ContinueAsNew) error {
 	}
 	seed.PrevRun = workflow.GetInfo(ctx).WorkflowExecution.RunID
 	workflow.GetLogger(ctx).Info("Continuing as new", "log_len", seed.State.Len, "turn", seed.State.Turn, "runs", seed.Runs)
-	return workflow.NewContinueAsNewError(ctx, signals.AgentWorkflow, signals.AgentInput{Options: r.opts, Seed: &seed})
+	return workflow.NewContinueAsNewError(ctx, signals.AgentWorkflow, signals.AgentInput{Options: r.opts, Seed: &seed, Parent: r.in.Parent})
 }

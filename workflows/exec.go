@@ -49,6 +49,9 @@ func (r *run) exec(ctx workflow.Context, cmd loop.Command) *end {
 	case loop.StartTimer:
 		workflow.SetCurrentDetails(ctx, r.details("waiting "+c.After.String()+" to retry"))
 		r.startTimer(ctx, c)
+	case loop.ListTools:
+		workflow.SetCurrentDetails(ctx, r.details(c.Summary))
+		r.listTools(ctx, c)
 	case loop.RunToolPre:
 		r.push(r.toolPre(r.turn.ctx(ctx), c))
 	case loop.StartTool:
@@ -56,12 +59,23 @@ func (r *run) exec(ctx workflow.Context, cmd loop.Command) *end {
 		r.startTool(ctx, c)
 	case loop.RunToolPost:
 		r.push(r.toolPost(r.turn.ctx(ctx), c))
+	case loop.CancelTimer:
+		r.cancelTimer(c)
+	case loop.StartChild:
+		r.startChild(ctx, c)
+	case loop.SignalChild:
+		r.signalChild(ctx, c)
+	case loop.ReportToParent:
+		r.reportToParent(ctx, c)
 	case loop.AnswerMaintenance:
 		r.answerMaintenance(c)
 	case loop.ContinueAsNew:
 		return &end{err: r.continueAsNew(ctx, c)}
 	case loop.Finish:
 		r.syncAttrs(ctx)
+		for r.inflight > 0 { // the children's dispose and the report to the parent go out first
+			r.sel.Select(ctx)
+		}
 		err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
 		return &end{result: c.Result, err: err}
 	case loop.Fail:
@@ -85,7 +99,11 @@ func (r *run) journal(ctx workflow.Context, j signals.Journal) {
 // before signals delivered in the same workflow task, as a blocked Get
 // would take it.
 func (r *run) outcome(_ workflow.Context, fut workflow.Future, f func(workflow.Future) loop.Input) {
-	r.sel.AddFuture(fut, func(fut workflow.Future) { r.push(f(fut)) })
+	r.sel.AddFuture(fut, func(fut workflow.Future) {
+		if in := f(fut); in != nil {
+			r.push(in)
+		}
+	})
 }
 
 func (r *run) callModel(ctx workflow.Context, c loop.CallModel) {
@@ -104,7 +122,13 @@ func (r *run) callModel(ctx workflow.Context, c loop.CallModel) {
 
 func (r *run) summarize(ctx workflow.Context, c loop.Summarize) {
 	actx := workflow.WithActivityOptions(r.turn.ctx(ctx), r.cfg.summaryOptions(c.ActivityID, c.Summary))
-	fut := workflow.ExecuteActivity(actx, signals.ModelActivity, c.Input)
+	in := c.Input
+	if s := in.Call.Summarize; s != nil {
+		budget := *s
+		budget.Attempts = r.cfg.ToolAttempts
+		in.Call.Summarize = &budget
+	}
+	fut := workflow.ExecuteActivity(actx, signals.ModelActivity, in)
 	r.outcome(ctx, fut, func(f workflow.Future) loop.Input {
 		var out signals.ModelOutput
 		err := f.Get(ctx, &out)
@@ -112,22 +136,52 @@ func (r *run) summarize(ctx workflow.Context, c loop.Summarize) {
 	})
 }
 
+// startTimer starts a durable timer under the turn's context, with a
+// cancel of its own so CancelTimer can stop just this one.
 func (r *run) startTimer(ctx workflow.Context, c loop.StartTimer) {
-	fut := workflow.NewTimer(r.turn.ctx(ctx), c.After)
+	tctx, cancel := workflow.WithCancel(r.turn.ctx(ctx))
+	if r.timers == nil {
+		r.timers = map[string]workflow.CancelFunc{}
+	}
+	r.timers[c.ID] = cancel
+	fut := workflow.NewTimer(tctx, c.After)
 	r.outcome(ctx, fut, func(f workflow.Future) loop.Input {
-		return loop.TimerFired{Canceled: f.Get(ctx, nil) != nil}
+		delete(r.timers, c.ID)
+		return loop.TimerFired{ID: c.ID, Canceled: f.Get(ctx, nil) != nil}
+	})
+}
+
+func (r *run) cancelTimer(c loop.CancelTimer) {
+	if cancel, ok := r.timers[c.ID]; ok {
+		cancel()
+	}
+}
+
+func (r *run) listTools(ctx workflow.Context, c loop.ListTools) {
+	actx := workflow.WithActivityOptions(r.turn.ctx(ctx), r.cfg.listOptions(c.ActivityID, c.Summary))
+	fut := workflow.ExecuteActivity(actx, signals.ListToolsActivity, c.Input)
+	r.outcome(ctx, fut, func(f workflow.Future) loop.Input {
+		var out eventlog.ToolsListed
+		err := f.Get(ctx, &out)
+		if err != nil {
+			workflow.GetLogger(ctx).Warn("Listing MCP tools failed", "servers", c.Input.Servers, "error", err)
+			return loop.ToolsListed{Err: errors.New(cause(err))}
+		}
+		return loop.ToolsListed{Listing: out}
 	})
 }
 
 func (r *run) startTool(ctx workflow.Context, c loop.StartTool) {
 	var fut workflow.Future
 	ref := eventlog.ActivityRef(c.ActivityID)
+	in := c.Input
+	in.Attempts = r.cfg.ToolAttempts
 	if c.Local {
 		lctx := workflow.WithLocalActivityOptions(r.turn.ctx(ctx), r.cfg.localToolOptions(c.Summary))
-		fut, ref = workflow.ExecuteLocalActivity(lctx, signals.ToolActivity, c.Input), eventlog.LocalRef(c.Input.CallID)
+		fut, ref = workflow.ExecuteLocalActivity(lctx, signals.ToolActivity, in), eventlog.LocalRef(c.Input.CallID)
 	} else {
 		actx := workflow.WithActivityOptions(r.turn.ctx(ctx), r.cfg.toolOptions(c.ActivityID, c.Summary))
-		fut = workflow.ExecuteActivity(actx, signals.ToolActivity, c.Input)
+		fut = workflow.ExecuteActivity(actx, signals.ToolActivity, in)
 	}
 	r.outcome(ctx, fut, func(f workflow.Future) loop.Input {
 		var out signals.ToolOutput
@@ -139,7 +193,7 @@ func (r *run) startTool(ctx workflow.Context, c loop.StartTool) {
 			return loop.ToolDone{CallID: c.Call.ID, Canceled: true}
 		}
 		workflow.GetLogger(ctx).Warn("Tool activity failed", "call_id", c.Call.ID, "tool", c.Call.Name, "error", err)
-		return loop.ToolDone{CallID: c.Call.ID, Failed: cause(err)}
+		return loop.ToolDone{CallID: c.Call.ID, Failed: r.toolFailure(err, c.Local)}
 	})
 }
 
@@ -185,7 +239,27 @@ func kindOf(t string) eventlog.FailureKind {
 	return eventlog.FailureUnknown
 }
 
-// cause strips Temporal's activity wrapper so the model sees the tool's error.
+// toolFailure is what the model is told of a tool call that failed for
+// good. Usually the activity decided (signals.ToolFailure: the tool's own
+// error, after its attempts); otherwise the call ran out of time as a
+// whole, which for a regular activity means faults kept ending its attempts
+// (each fault is retried, and only the overall deadline stops them).
+func (r *run) toolFailure(err error, local bool) string {
+	var timeout *temporal.TimeoutError
+	var app *temporal.ApplicationError
+	switch {
+	case errors.As(err, &timeout) && local:
+		return "did not finish within " + DefaultLocalToolTimeout.String()
+	case errors.As(err, &timeout):
+		return "did not complete within " + r.cfg.ToolDeadline.String() +
+			": its attempts kept being interrupted by worker or server failures"
+	case errors.As(err, &app):
+		return app.Message()
+	}
+	return err.Error()
+}
+
+// cause strips Temporal's wrapper so a reader sees the underlying error.
 func cause(err error) string {
 	var app *temporal.ApplicationError
 	if errors.As(err, &app) {

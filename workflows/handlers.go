@@ -52,9 +52,15 @@ func (r *run) register(ctx workflow.Context) error {
 		}),
 		receive(ctx, signals.DisposeSignal.Name, func(d signals.Dispose) { r.request(ctx, loop.Dispose{Cause: d.Cause}) }),
 		receive(ctx, signals.SelectModelSignal.Name, func(s signals.Selection) {
-			r.request(ctx, loop.SelectModel{Selection: s})
+			if rd := r.request(ctx, loop.SelectModel{Selection: s}); rd.Err != nil {
+				workflow.GetLogger(ctx).Warn("Model selection rejected", "provider", s.Provider, "error", rd.Err)
+			}
 		}),
+		receive(ctx, signals.ChildReportSignal.Name, func(rep signals.ChildReport) { r.queue(loop.ChildReport{Report: rep}) }),
 	)
+	if err := r.orchestrationUpdates(ctx); err != nil {
+		return err
+	}
 	if err := r.sendUpdate(ctx); err != nil {
 		return err
 	}

@@ -46,6 +46,9 @@ func newHarnessWith(t *testing.T, cfg Config, model modelFunc, modelDelay ...tim
 	env.RegisterActivityWithOptions(func(context.Context, signals.ToolInput) (signals.ToolOutput, error) {
 		return signals.ToolOutput{}, nil
 	}, activity.RegisterOptions{Name: signals.ToolActivity})
+	env.RegisterActivityWithOptions(func(context.Context, signals.ListToolsInput) (eventlog.ToolsListed, error) {
+		return eventlog.ToolsListed{}, nil
+	}, activity.RegisterOptions{Name: signals.ListToolsActivity})
 	delay := time.Duration(0)
 	if len(modelDelay) > 0 {
 		delay = modelDelay[0]

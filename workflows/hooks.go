@@ -227,3 +227,20 @@ func (v view) SelectModel(s signals.Selection) { v.r.request(v.ctx, loop.SelectM
 func (v view) Cancel(cause string, keepInbox bool) {
 	v.r.request(v.ctx, loop.Cancel{Cause: cause, KeepInbox: keepInbox})
 }
+
+func (v view) Spawn(args signals.SpawnArgs) (string, error) {
+	id := eventlog.MessageID("hook-spawn-" + itoa(int(v.r.loop.State().Len)))
+	rd := v.r.loop.Step(workflow.Now(v.ctx), loop.SpawnChild{Spawn: signals.Spawn{SpawnArgs: args, ID: id}})
+	for _, cmd := range rd.Commands {
+		v.r.exec(v.ctx, cmd)
+	}
+	for _, env := range rd.Recorded {
+		if env.Type == eventlog.TypeChildStarted {
+			e, err := eventlog.Decode(env)
+			if err == nil {
+				return e.(eventlog.ChildStarted).ChildID, rd.Err
+			}
+		}
+	}
+	return "", rd.Err
+}

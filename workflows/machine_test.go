@@ -380,7 +380,7 @@ func TestStepToolSetIsResolvedOncePerStepAndDisposedAtStepEnd(t *testing.T) {
 
 func TestToolActivityThatFailsForGoodBecomesAnErrorResult(t *testing.T) {
 	h := newHarness(t, byStep(map[string]signals.ModelOutput{"1.1": calls("fast")}))
-	h.failingTool("fast", errors.New("disk full"))
+	h.failingTool("fast", temporal.NewNonRetryableApplicationError("tool fast call c0: disk full", signals.ToolFailure, nil))
 	evs := h.run(tools, "go", time.Hour)
 	r := only[eventlog.ToolResult](evs)[0]
 	require.True(t, r.IsError)

@@ -72,14 +72,15 @@ func readHistory(t *testing.T, path string) *historypb.History {
 // keys name it ("" when it has no tool call, where the ID does not show).
 func agentID(log []eventlog.Envelope) string {
 	for _, env := range log {
-		if env.Type != eventlog.TypeToolCall {
-			continue
-		}
 		e, err := eventlog.Decode(env)
-		if err == nil {
-			id, _, _ := strings.Cut(e.(eventlog.ToolCall).IdempotencyKey, "/")
+		switch e := e.(type) {
+		case eventlog.ToolCall:
+			id, _, _ := strings.Cut(e.IdempotencyKey, "/")
 			return id
+		case eventlog.ChildStarted: // children's IDs name their parent
+			return e.ChildID[:max(0, strings.LastIndex(e.ChildID, ".child-"))]
 		}
+		_ = err
 	}
 	return "replayed"
 }

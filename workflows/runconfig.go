@@ -9,8 +9,9 @@ import (
 
 // runConfig is the part of the worker's configuration that decides which
 // commands the workflow issues: when to continue as new, whether to write
-// search attributes, the tools' execution modes, the default hooks and the
-// loop's rules. It is recorded once per run with a side effect, so a worker
+// search attributes, the tools' execution modes, the default hooks, the
+// loop's rules, the child profiles and the stream hooks (which decide
+// whether an agent's hook names are all known). It is recorded once per run with a side effect, so a worker
 // restarted with other settings (or a newer build) replays every run as it
 // ran; new settings take effect from the next run.
 type runConfig struct {
@@ -28,6 +29,12 @@ type runConfig struct {
 	// with signals.IdleTail (see idletail.go); absent in runs recorded
 	// before, which always write it.
 	IdleTail bool `json:"idle_tail,omitempty"`
+	// Profiles decide whether a spawn starts a child or fails.
+	Profiles    map[string]signals.Profile `json:"profiles,omitempty"`
+	StreamHooks []string                   `json:"stream_hooks,omitempty"`
+	// Tools and Providers decide whether options are refused.
+	Tools     []string `json:"tools,omitempty"`
+	Providers []string `json:"providers,omitempty"`
 }
 
 // recordRunConfig records cfg's run configuration in history and returns
@@ -38,11 +45,13 @@ func recordRunConfig(ctx workflow.Context, cfg Config) (runConfig, error) {
 	current := runConfig{
 		MaxRunTurns: cfg.MaxRunTurns, MaxRunEvents: cfg.MaxRunEvents, MaxRunBytes: cfg.MaxRunBytes,
 		NoSearchAttributes: cfg.NoSearchAttributes, ToolModes: cfg.ToolModes, DefaultHooks: cfg.DefaultHooks,
-		LocalTools: cfg.LocalTools, Rules: int(loop.Latest), IdleTail: true,
+		LocalTools: cfg.LocalTools, Rules: int(loop.Latest), IdleTail: true, Profiles: cfg.Profiles,
+		StreamHooks: cfg.StreamHooks, Tools: cfg.Tools, Providers: cfg.Providers,
 	}
 	if workflow.GetVersion(ctx, runConfigChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		current.LocalTools = nil // runs from before local tools ran every tool as an activity
-		current.Rules, current.IdleTail = 0, false
+		current.Rules, current.IdleTail, current.Profiles, current.StreamHooks = 0, false, nil, nil
+		current.Tools, current.Providers = nil, nil
 		return current, nil
 	}
 	err := workflow.SideEffect(ctx, func(workflow.Context) any { return current }).Get(&rc)
@@ -56,7 +65,8 @@ const runConfigChange = "record-run-config"
 func (rc runConfig) apply(cfg Config) Config {
 	cfg.MaxRunTurns, cfg.MaxRunEvents, cfg.MaxRunBytes = rc.MaxRunTurns, rc.MaxRunEvents, rc.MaxRunBytes
 	cfg.NoSearchAttributes, cfg.ToolModes, cfg.DefaultHooks = rc.NoSearchAttributes, rc.ToolModes, rc.DefaultHooks
-	cfg.LocalTools = rc.LocalTools
+	cfg.LocalTools, cfg.Profiles, cfg.StreamHooks = rc.LocalTools, rc.Profiles, rc.StreamHooks
+	cfg.Tools, cfg.Providers = rc.Tools, rc.Providers
 	return cfg
 }
 

@@ -30,7 +30,7 @@ func toAssistant(m *sdk.Message) (eventlog.AssistantMessage, error) {
 	}
 	return eventlog.AssistantMessage{
 		Text:      text.String(),
-		ToolCalls: calls,
+		ToolCalls: llm.NormalizeToolCalls(calls),
 		Usage: eventlog.Usage{
 			// Anthropic's input_tokens exclude cache reads; the loop counts
 			// every prompt token as input, cached ones also as cached.

@@ -5,45 +5,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strings"
 	"unicode/utf8"
 )
-
-// Redacted replaces a secret in text a server or the network stack wrote.
-const Redacted = "[redacted]"
-
-// Scrubber removes one secret (an API key) from error text. The zero value
-// removes nothing.
-type Scrubber struct{ secret string }
-
-// NewScrubber scrubs secret.
-func NewScrubber(secret string) Scrubber { return Scrubber{secret: secret} }
-
-// String returns s without the secret.
-func (s Scrubber) String(text string) string {
-	if s.secret == "" {
-		return text
-	}
-	return strings.ReplaceAll(text, s.secret, Redacted)
-}
-
-// Err returns err with its text scrubbed, still unwrapping to err (so
-// errors.Is sees context errors). The result does not hold the secret, so
-// even a %#v print of it is safe.
-func (s Scrubber) Err(err error) error {
-	if s.secret == "" || err == nil {
-		return err
-	}
-	return scrubbedError{msg: s.String(err.Error()), err: err}
-}
-
-type scrubbedError struct {
-	msg string
-	err error
-}
-
-func (e scrubbedError) Error() string { return e.msg }
-func (e scrubbedError) Unwrap() error { return e.err }
 
 // Truncate cuts s to about max bytes on a rune boundary.
 func Truncate(s string, max int) string {

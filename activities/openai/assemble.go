@@ -112,25 +112,29 @@ func (a *assembly) addToolDelta(d *openai.ChatCompletionChunkChoiceDeltaToolCall
 	return out, out.ToolID != "" || out.ToolName != "" || out.Arguments != ""
 }
 
-// callFor finds the call a delta continues, or starts a new one. Calls are
-// matched by id first: Ollama and some vLLM parsers send each call whole
-// with index 0 or no index at all, so a new id always means a new call.
-// Deltas without an id continue the latest call with their index.
+// callFor finds the call a delta continues, or starts a new one. A delta
+// continues the latest call with its index and its id (or without an id on
+// either side): Ollama and some vLLM parsers send each call whole with index
+// 0 or no index at all, so a new id always means a new call. Servers that
+// repeat an id (or send none) are told apart by index, and by startsAnother
+// when the index repeats too. NormalizeToolCalls then makes the ids unique.
 func (a *assembly) callFor(d *openai.ChatCompletionChunkChoiceDeltaToolCall) int {
-	if d.ID != "" {
-		for i, c := range a.calls {
-			if c.id == d.ID {
-				return i
-			}
-		}
-	}
 	for i := len(a.calls) - 1; i >= 0; i-- {
-		if c := a.calls[i]; c.index == d.Index && (d.ID == "" || c.id == "") {
+		c := a.calls[i]
+		sameID := c.id == d.ID || d.ID == "" || c.id == ""
+		if c.index == d.Index && sameID && !startsAnother(c, d) {
 			return i
 		}
 	}
 	a.calls = append(a.calls, &streamCall{index: d.Index})
 	return len(a.calls) - 1
+}
+
+// startsAnother reports whether d, which matches c by index and id, is a
+// new call whole: it names a tool and brings arguments while c's arguments
+// are already a complete JSON value, which no continuation could extend.
+func startsAnother(c *streamCall, d *openai.ChatCompletionChunkChoiceDeltaToolCall) bool {
+	return d.Function.Name != "" && d.Function.Arguments != "" && c.args.Len() > 0 && json.Valid([]byte(c.args.String()))
 }
 
 // finished reports whether the server said the response was complete.

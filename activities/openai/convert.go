@@ -174,7 +174,9 @@ func toAssistant(c *openai.ChatCompletion) (eventlog.AssistantMessage, error) {
 
 // toToolCalls reads the function fields directly rather than switching on
 // type: some compatible servers omit "type". Only function tools are offered,
-// so no other kind is expected back.
+// so no other kind is expected back. Compatible servers may send calls
+// without ids or with one id twice; the ids are normalised, so each call
+// keeps its own arguments and idempotency key.
 func toToolCalls(calls []openai.ChatCompletionMessageToolCallUnion) []eventlog.ToolCallRequest {
 	if len(calls) == 0 {
 		return nil
@@ -185,7 +187,7 @@ func toToolCalls(calls []openai.ChatCompletionMessageToolCallUnion) []eventlog.T
 			ID: tc.ID, Name: tc.Function.Name, Arguments: toArguments(tc.Function.Arguments),
 		})
 	}
-	return out
+	return llm.NormalizeToolCalls(out)
 }
 
 // toArguments keeps the message valid JSON whatever the model wrote: empty

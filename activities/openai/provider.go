@@ -17,11 +17,15 @@ import (
 // providerName is recorded on every assistant message this adapter produces.
 const providerName = "openai"
 
+// DefaultBaseURL is the official API's root, used when Config.BaseURL is
+// empty: a key alone is enough to talk to OpenAI.
+const DefaultBaseURL = "https://api.openai.com/v1"
+
 // Config configures a Provider. It holds the API key, so it is built at the
 // worker edge and never travels in an activity input.
 type Config struct {
-	// BaseURL is the API root, e.g. https://api.openai.com/v1 or
-	// http://localhost:11434/v1.
+	// BaseURL is the API root, e.g. http://localhost:11434/v1; empty means
+	// DefaultBaseURL.
 	BaseURL string
 	// APIKey is sent as a bearer token; empty sends no Authorization header
 	// (local servers).
@@ -44,6 +48,9 @@ type Provider struct {
 
 // New validates cfg and builds a Provider.
 func New(cfg Config) (*Provider, error) {
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = DefaultBaseURL
+	}
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}

@@ -176,7 +176,7 @@ func TestNewValidatesConfig(t *testing.T) {
 	}{
 		{"openai", openai.Config{BaseURL: "https://api.openai.com/v1", APIKey: "sk-x", DefaultModel: "gpt-4o"}, false},
 		{"ollama without key or model", openai.Config{BaseURL: "http://localhost:11434/v1"}, false},
-		{"empty base url", openai.Config{}, true},
+		{"empty base url is the official API", openai.Config{APIKey: "sk-x"}, false},
 		{"host without scheme", openai.Config{BaseURL: "localhost:11434/v1"}, true},
 		{"ftp scheme", openai.Config{BaseURL: "ftp://example.com/v1"}, true},
 		{"no host", openai.Config{BaseURL: "http:///v1"}, true},

@@ -30,6 +30,7 @@ func Calculator() Tool {
 		Parameters:  []byte(calculateParams),
 		Mode:        Parallel,
 		Local:       true,
+		Idempotent:  true, // computes only
 		Run: func(_ context.Context, call Call) (Result, error) {
 			var args struct {
 				Expression string `json:"expression"`

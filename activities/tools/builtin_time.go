@@ -33,6 +33,7 @@ func CurrentTime(now func() time.Time) Tool {
 		Parameters:  []byte(currentTimeParams),
 		Mode:        Parallel,
 		Local:       true,
+		Idempotent:  true, // reads the clock only
 		Run: func(_ context.Context, call Call) (Result, error) {
 			var args struct {
 				Timezone string `json:"timezone"`

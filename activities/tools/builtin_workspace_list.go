@@ -25,6 +25,7 @@ func (w *workspace) listFilesTool() Tool {
 		Parameters:  []byte(listFilesParams),
 		Mode:        Parallel,
 		Local:       true,
+		Idempotent:  true, // lists only
 		Run:         w.listFiles,
 	}
 }

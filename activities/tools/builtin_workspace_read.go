@@ -41,6 +41,7 @@ func (w *workspace) readFileTool() Tool {
 		Parameters: []byte(readFileParams),
 		Mode:       Parallel,
 		Local:      true,
+		Idempotent: true, // reads only
 		Run:        w.readFile,
 	}
 }

@@ -8,6 +8,12 @@
 // arguments, a ModelVisibleError, a panic) into a Result with IsError set.
 // Only failures worth retrying come back as Go errors.
 //
+// Tools run at least once per call: a call whose worker dies mid-run, or a
+// local tool whose workflow task is lost, runs again, always with the same
+// Call.IdempotencyKey, on which a tool with side effects dedupes them. A
+// Local tool must declare itself Idempotent; NewRegistry refuses it
+// otherwise.
+//
 // It must never crash the worker (panics inside tools are recovered), hand
 // the model an unbounded result (content is cut to the registry's byte
 // limit), let a built-in tool read outside its workspace root, or list or

@@ -58,7 +58,7 @@ func (r *Registry) finish(res Result) Result {
 	if limit <= 0 { // zero Registry
 		limit = MaxResultBytes
 	}
-	res.Content = truncate(res.Content, limit)
+	res.Content = Truncate(res.Content, limit)
 	return res
 }
 

@@ -29,13 +29,22 @@ const (
 func (m Mode) Valid() bool { return m == Parallel || m == Sequential || m == Exclusive }
 
 // Call is one tool invocation requested by the model.
+//
+// A call runs at least once, not exactly once: an attempt whose worker dies
+// or loses the server mid-run runs again from the start on another worker,
+// a local tool runs again when its workflow task is lost, and a tool's own
+// retryable error runs it again. Once its result is recorded it never runs
+// again. A tool with side effects (a payment, an email, a write elsewhere)
+// therefore dedupes them on IdempotencyKey.
 type Call struct {
 	AgentID   string
 	CallID    string
 	Name      string
 	Arguments json.RawMessage
-	// IdempotencyKey is stable across activity retries: tools with side
-	// effects must dedupe on it.
+	// IdempotencyKey is the same for every run of the call (attempts,
+	// crashes, Continue-As-New) and unique to it within the agent's life:
+	// "<agent>/<turn>/<step>/<call ID>". A tool with side effects records
+	// it with the effect and skips an effect already recorded under it.
 	IdempotencyKey string
 }
 
@@ -48,8 +57,10 @@ type Result struct {
 	ConcludesTurn bool
 }
 
-// Func runs a tool. An error wrapped with ErrorResult reaches the model as an
-// error result; any other error is returned to the activity, which may retry.
+// Func runs a tool, at least once per call (see Call). An error wrapped with
+// ErrorResult reaches the model as an error result; any other error fails
+// the attempt, which runs again until the call's attempts are used up, and
+// then the model reads the error. ctx ends at the call's time limit.
 type Func func(ctx context.Context, call Call) (Result, error)
 
 // Tool is a named function the model can call.
@@ -63,10 +74,22 @@ type Tool struct {
 	// Local marks a fast tool that needs nothing but the worker (the clock,
 	// arithmetic, reading a small file): it runs as a Temporal local
 	// activity, inside the agent's workflow task, which costs one history
-	// event instead of three and a workflow task round trip.
+	// event instead of three and a workflow task round trip. A local tool
+	// runs again whenever that workflow task is lost (a worker crash, a
+	// task that timed out), so it must be Idempotent.
 	Local bool
-	Run   Func
+	// Idempotent declares that running a call twice has the effect of
+	// running it once: the tool only reads or computes, or it dedupes its
+	// side effects on Call.IdempotencyKey. NewRegistry refuses a Local tool
+	// that does not declare it.
+	Idempotent bool
+	Run        Func
 }
+
+// ErrNotIdempotent refuses a Local tool that does not declare itself
+// Idempotent.
+var ErrNotIdempotent = errors.New("a local tool must be idempotent: it runs again whenever its workflow task is lost; " +
+	"make it read-only or dedupe on Call.IdempotencyKey, then set Idempotent, or do not make it Local")
 
 // Registry holds validated tools. It is immutable and safe for concurrent use.
 type Registry struct {
@@ -108,6 +131,9 @@ func newEntry(t Tool) (entry, error) {
 	if t.Run == nil {
 		return entry{}, errors.New("nil Run")
 	}
+	if t.Local && !t.Idempotent {
+		return entry{}, ErrNotIdempotent
+	}
 	if t.Mode == "" {
 		t.Mode = Parallel
 	}
@@ -122,7 +148,7 @@ func newEntry(t Tool) (entry, error) {
 		return entry{}, fmt.Errorf("parameters: %w", err)
 	}
 	if s.typ != "object" {
-		return entry{}, errors.New(`parameters: schema must have "type":"object"`)
+		return entry{}, fmt.Errorf(`parameters: %w: schema must have "type":"object"`, ErrInvalidSchema)
 	}
 	t.Parameters = bytes.Clone(t.Parameters)
 	return entry{tool: t, schema: s}, nil

@@ -41,6 +41,7 @@ func TestNewRegistryRejectsInvalidTools(t *testing.T) {
 		{"unsupported type", []Tool{with(func(t *Tool) {
 			t.Parameters = json.RawMessage(`{"type":"object","properties":{"a":{"type":"uuid"}}}`)
 		})}, `schema at "a": unsupported type "uuid"`},
+		{"local but not idempotent", []Tool{with(func(t *Tool) { t.Local = true })}, "a local tool must be idempotent"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -48,6 +49,27 @@ func TestNewRegistryRejectsInvalidTools(t *testing.T) {
 			require.ErrorContains(t, err, tt.err)
 		})
 	}
+}
+
+func TestLocalToolsMustDeclareThemselvesIdempotent(t *testing.T) {
+	local := testTool("fast")
+	local.Local = true
+	_, err := NewRegistry(local)
+	require.ErrorIs(t, err, ErrNotIdempotent)
+
+	local.Idempotent = true
+	r, err := NewRegistry(local)
+	require.NoError(t, err)
+	require.True(t, r.Local("fast"))
+
+	builtins, err := Workspace(WorkspaceOptions{Root: t.TempDir()})
+	require.NoError(t, err)
+	for _, b := range append(builtins, CurrentTime(nil), Calculator()) {
+		require.True(t, b.Local && b.Idempotent, "built-in %s is a local tool that only reads or computes", b.Name)
+	}
+	// A regular activity may have side effects: it declares nothing.
+	_, err = NewRegistry(testTool("slow"))
+	require.NoError(t, err)
 }
 
 func TestRegistryFillsDefaultsAndDescribesTools(t *testing.T) {

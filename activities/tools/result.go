@@ -63,9 +63,9 @@ func (r *Registry) With(opts ...Option) (*Registry, error) {
 	return &c, nil
 }
 
-// truncate cuts s to at most limit bytes on a UTF-8 boundary and appends a
+// Truncate cuts s to at most limit bytes on a UTF-8 boundary and appends a
 // notice saying how much was kept.
-func truncate(s string, limit int) string {
+func Truncate(s string, limit int) string {
 	if len(s) <= limit {
 		return s
 	}

@@ -24,7 +24,7 @@ func TestTruncateCutsOnUTF8BoundaryAndSaysHowMuch(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.want, truncate(tt.in, tt.limit))
+			require.Equal(t, tt.want, Truncate(tt.in, tt.limit))
 		})
 	}
 }

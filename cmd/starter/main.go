@@ -1,6 +1,6 @@
-// Command starter creates and drives Tether agents: start, followup, steer,
-// inject, cancel, status, wait, log and dispose. See `starter` with no
-// arguments for usage.
+// Command starter creates, drives and lists Tether agents: start, followup,
+// steer, inject, cancel, status, wait, log, compact, dispose and ls. See
+// `starter` with no arguments for usage.
 package main
 
 import (

@@ -45,26 +45,39 @@ type Config struct {
 	Address, Namespace string
 	// NoSearchAttributes skips registering and writing search attributes.
 	NoSearchAttributes bool
-	Stream             StreamConfig
-	Provider           ProviderConfig
-	Tools              ToolsConfig
-	Workflow           workflows.Config
-	Codec              CodecConfig
+	// Verbose shows fx's own log and, when the worker cannot start, the
+	// whole error chain above the one sentence.
+	Verbose bool
+
+	Stream   StreamConfig
+	Provider ProviderConfig
+	Tools    ToolsConfig
+	Workflow workflows.Config
+	Codec    CodecConfig
+	// HeartbeatInterval is the most time between two heartbeat RPCs of one
+	// running model or tool call (the worker's MaxHeartbeatThrottleInterval):
+	// each costs one request to the server (and one billable action on
+	// Temporal Cloud), so it is kept well inside the heartbeat timeout
+	// rather than as short as possible.
+	HeartbeatInterval time.Duration
+	// StickyTimeout is how long a workflow task or query waits for the
+	// worker that has the agent cached (the worker's
+	// StickyScheduleToStartTimeout) before any worker may take it. After a
+	// crash every agent of the dead worker pays it once, in the first log
+	// read or workflow task; a worker too busy to take its own tasks in
+	// time makes another replay the agent.
+	StickyTimeout time.Duration
 }
 
-// ProviderConfig selects and configures model providers. The API key comes
-// from the environment only and never leaves the worker.
-type ProviderConfig struct {
-	// Default is "scripted", "openai" or "anthropic"; empty picks the first
-	// configured of openai and anthropic, else the scripted model.
-	Default          string
-	OpenAIBaseURL    string
-	OpenAIAPIKey     string
-	OpenAIModel      string
-	AnthropicBaseURL string
-	AnthropicAPIKey  string
-	AnthropicModel   string
-}
+// Crash recovery defaults (bench/README.md has the measured figures).
+const (
+	// DefaultHeartbeatInterval sends a running call's heartbeat every 2
+	// seconds: a dead worker's call (heartbeat timeout 5 s) is noticed
+	// within seconds, at half a request per second per running call.
+	DefaultHeartbeatInterval = 2 * time.Second
+	// DefaultStickyTimeout is Temporal's 5 s cut to 2 s.
+	DefaultStickyTimeout = 2 * time.Second
+)
 
 // StreamConfig configures the endpoint serving live model chunks.
 type StreamConfig struct {
@@ -95,60 +108,86 @@ type ToolsConfig struct {
 	Deny []string
 }
 
-// Load parses args and reads env (os.Getenv in production).
+// Load parses args and reads env (os.Getenv in production). With -h it
+// prints the flags to stderr and returns flag.ErrHelp; any other error is
+// one line that says what to change.
 func Load(args []string, env func(string) string, stderr io.Writer) (Config, error) {
 	c := Config{TaskQueue: signals.TaskQueue}
+	fs, p := flags(&c, env)
+	fs.SetOutput(io.Discard)
+	switch err := fs.Parse(args); {
+	case errors.Is(err, flag.ErrHelp):
+		fs.SetOutput(stderr)
+		fs.PrintDefaults()
+		return Config{}, err
+	case err != nil:
+		return Config{}, fmt.Errorf("%v: worker -h lists the flags", err)
+	}
+	if fs.NArg() > 0 {
+		return Config{}, fmt.Errorf("unexpected arguments %q: the worker takes flags only (worker -h lists them)", fs.Args())
+	}
+	if !p.demo {
+		c.Demo = ""
+	}
+	if p.demo && c.Tools.Workspace == "" {
+		c.Tools.Workspace = "." // the demo agent reads the README.md next to it
+	}
+	c.Tools.Deny = splitList(p.deny)
+	if err := c.Provider.loadKeys(p.keyEnv, env); err != nil {
+		return Config{}, err
+	}
+	c.Workflow.NoSearchAttributes = c.NoSearchAttributes
+	c.Workflow.ModelHeartbeat = c.Workflow.ToolHeartbeat
+	if err := p.codec.resolve(&c, env); err != nil {
+		return Config{}, err
+	}
+	return c, c.Validate()
+}
+
+// pending holds flag values Load resolves once all flags are parsed.
+type pending struct {
+	demo         bool
+	keyEnv, deny string
+	codec        codecFlags
+}
+
+// flags declares the worker's flags over c and p.
+func flags(c *Config, env func(string) string) (*flag.FlagSet, *pending) {
+	p := &pending{}
 	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	fs.StringVar(&c.TaskQueue, "task-queue", c.TaskQueue, "task queue of agent workflows and activities")
 	fs.BoolVar(&c.Dev, "dev", false, "run an embedded Temporal server (SQLite in --data-dir) with the Web UI")
 	fs.StringVar(&c.DataDir, "data-dir", DefaultDataDir, "data directory of the embedded server")
 	fs.IntVar(&c.GRPCPort, "port", DefaultGRPCPort, "gRPC port of the embedded server")
 	fs.IntVar(&c.UIPort, "ui-port", DefaultUIPort, "Web UI port of the embedded server (0 = no UI)")
-	demo := fs.Bool("demo", false, "run one demo agent end to end on an embedded server and exit")
+	fs.BoolVar(&p.demo, "demo", false, "run one demo agent end to end on an embedded server and exit")
 	fs.StringVar(&c.Demo, "prompt", DemoPrompt, "prompt of the demo agent")
 	fs.StringVar(&c.Address, "address", "", "Temporal frontend host:port (default from TEMPORAL_ADDRESS or profile)")
 	fs.StringVar(&c.Namespace, "namespace", "", "Temporal namespace (default from TEMPORAL_NAMESPACE or profile)")
 	fs.BoolVar(&c.NoSearchAttributes, "no-search-attributes", false, "do not register or write Tether's search attributes")
+	fs.BoolVar(&c.Verbose, "v", false, "shorthand for --verbose")
+	fs.BoolVar(&c.Verbose, "verbose", false, "log fx's wiring and print whole startup errors")
 	fs.StringVar(&c.Stream.Addr, "stream-addr", "127.0.0.1:0", "address serving live model chunks (Server-Sent Events)")
 	fs.StringVar(&c.Stream.URL, "stream-url", "", "base URL clients reach --stream-addr at (default http(s)://<bound address>)")
 	fs.StringVar(&c.Stream.TLSCert, "stream-tls-cert", "", "PEM certificate (chain) to serve live model chunks over HTTPS; needs --stream-tls-key")
 	fs.StringVar(&c.Stream.TLSKey, "stream-tls-key", "", "PEM private key of --stream-tls-cert")
 	fs.IntVar(&c.Stream.MaxSubscribers, "stream-max-subscribers", stream.DefaultMaxSubscribers, "most live stream subscriptions the worker serves at once (then 503)")
 	fs.IntVar(&c.Stream.MaxSubscribersPerStream, "stream-max-per-stream", stream.DefaultMaxSubscribersPerStream, "most subscriptions to one model call's stream (then 429)")
-	fs.StringVar(&c.Provider.Default, "provider", env("TETHER_PROVIDER"), "default model provider: scripted, openai or anthropic")
-	fs.StringVar(&c.Provider.OpenAIBaseURL, "openai-base-url", envOr(env, "OPENAI_BASE_URL", ""), "OpenAI-compatible base URL")
-	fs.StringVar(&c.Provider.OpenAIModel, "openai-model", envOr(env, "OPENAI_MODEL", "gpt-4o-mini"), "default OpenAI-compatible model")
-	fs.StringVar(&c.Provider.AnthropicBaseURL, "anthropic-base-url", envOr(env, "ANTHROPIC_BASE_URL", ""), "Anthropic API base URL")
-	fs.StringVar(&c.Provider.AnthropicModel, "anthropic-model", envOr(env, "ANTHROPIC_MODEL", "claude-sonnet-4-5"), "default Anthropic model")
+	providerFlags(fs, &c.Provider, &p.keyEnv, env)
 	fs.StringVar(&c.Tools.Workspace, "workspace", "", "directory read_file and list_files are confined to (default: none, so no file tools; --demo: the current directory)")
-	deny := fs.String("workspace-deny", strings.Join(tools.DefaultDeny(), ","), "comma-separated file name patterns the file tools neither list nor read (empty: none)")
+	fs.StringVar(&p.deny, "workspace-deny", strings.Join(tools.DefaultDeny(), ","), "comma-separated file name patterns the file tools neither list nor read (empty: none)")
 	fs.DurationVar(&c.Workflow.ToolTimeout, "tool-timeout", workflows.DefaultToolTimeout, "tool activity timeout")
 	fs.DurationVar(&c.Workflow.ModelTimeout, "model-timeout", workflows.DefaultModelTimeout, "model activity timeout")
+	fs.DurationVar(&c.Workflow.ToolHeartbeat, "heartbeat-timeout", workflows.DefaultHeartbeat,
+		"model and tool calls whose worker is silent this long run again on another worker")
+	fs.DurationVar(&c.HeartbeatInterval, "heartbeat-interval", DefaultHeartbeatInterval,
+		"most time between two heartbeat requests of a running call (at most half of --heartbeat-timeout)")
+	fs.DurationVar(&c.StickyTimeout, "sticky-timeout", DefaultStickyTimeout,
+		"how long an agent's work waits for the worker that has it cached before another worker takes it")
 	fs.IntVar(&c.Workflow.MaxRunTurns, "max-run-turns", 0, "continue an agent as new after this many turns in one run (0: when Temporal suggests)")
 	fs.IntVar(&c.Workflow.MaxRunEvents, "max-run-events", 0, "continue an agent as new once its run has this many history events (0: when Temporal suggests)")
-	var cf codecFlags
-	cf.register(fs, env, &c.Codec)
-	if err := fs.Parse(args); err != nil {
-		return Config{}, err
-	}
-	if fs.NArg() > 0 {
-		return Config{}, fmt.Errorf("unexpected arguments: %v", fs.Args())
-	}
-	if !*demo {
-		c.Demo = ""
-	}
-	if *demo && c.Tools.Workspace == "" {
-		c.Tools.Workspace = "." // the demo agent reads the README.md next to it
-	}
-	c.Tools.Deny = splitList(*deny)
-	c.Provider.OpenAIAPIKey = env("OPENAI_API_KEY")
-	c.Provider.AnthropicAPIKey = env("ANTHROPIC_API_KEY")
-	c.Workflow.NoSearchAttributes = c.NoSearchAttributes
-	if err := cf.resolve(&c, env); err != nil {
-		return Config{}, err
-	}
-	return c, c.Validate()
+	p.codec.register(fs, env, &c.Codec)
+	return fs, p
 }
 
 // splitList splits a comma-separated flag value; empty is an empty,
@@ -170,7 +209,8 @@ func envOr(env func(string) string, key, def string) string {
 	return def
 }
 
-// Validate checks the configuration once, at the edge.
+// Validate checks the configuration once, at the edge. Each error says
+// what to change.
 func (c Config) Validate() error {
 	var errs []error
 	if c.TaskQueue == "" {
@@ -180,28 +220,17 @@ func (c Config) Validate() error {
 		errs = append(errs, errors.New("--data-dir must not be empty with --dev or --demo"))
 	}
 	if c.Dev && c.Demo != "" {
-		errs = append(errs, errors.New("--dev and --demo are exclusive: run the demo, then --dev to inspect it"))
+		errs = append(errs, errors.New("--dev and --demo cannot be used together: run the demo, then --dev to inspect it"))
 	}
-	switch c.Provider.Default {
-	case "", "scripted", "openai", "anthropic":
-	default:
-		errs = append(errs, fmt.Errorf("--provider %q: want scripted, openai or anthropic", c.Provider.Default))
-	}
-	for _, f := range []struct{ flag, url string }{
-		{"--openai-base-url", c.Provider.OpenAIBaseURL}, {"--anthropic-base-url", c.Provider.AnthropicBaseURL},
-	} {
-		if p, err := url.Parse(f.url); f.url != "" && (err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "") {
-			errs = append(errs, fmt.Errorf("%s %q is not an http(s) URL", f.flag, f.url))
-		}
-	}
-	if c.Provider.Default == "openai" && !c.OpenAIConfigured() {
-		errs = append(errs, errors.New("--provider openai needs OPENAI_API_KEY or --openai-base-url"))
-	}
-	if c.Provider.Default == "anthropic" && !c.AnthropicConfigured() {
-		errs = append(errs, errors.New("--provider anthropic needs ANTHROPIC_API_KEY or --anthropic-base-url"))
-	}
+	errs = append(errs, c.Provider.validate()...)
 	if c.Workflow.ToolTimeout < time.Second || c.Workflow.ModelTimeout < time.Second {
-		errs = append(errs, errors.New("activity timeouts must be at least 1s"))
+		errs = append(errs, errors.New("--tool-timeout and --model-timeout must be at least 1s"))
+	}
+	if hb := c.Workflow.ToolHeartbeat; hb < time.Second || c.HeartbeatInterval < 100*time.Millisecond || c.HeartbeatInterval > hb/2 {
+		errs = append(errs, errors.New("--heartbeat-timeout must be at least 1s and --heartbeat-interval from 100ms to half of it"))
+	}
+	if c.StickyTimeout < 100*time.Millisecond {
+		errs = append(errs, errors.New("--sticky-timeout must be at least 100ms"))
 	}
 	errs = append(errs, c.validateCodec()...)
 	return errors.Join(append(errs, c.Stream.validate()...)...)
@@ -225,16 +254,6 @@ func (c StreamConfig) validate() []error {
 		errs = append(errs, errors.New("--stream-max-subscribers and --stream-max-per-stream must be at least 1"))
 	}
 	return errs
-}
-
-// OpenAIConfigured reports whether an OpenAI-compatible endpoint is usable.
-func (c Config) OpenAIConfigured() bool {
-	return c.Provider.OpenAIAPIKey != "" || c.Provider.OpenAIBaseURL != ""
-}
-
-// AnthropicConfigured reports whether the Anthropic API is usable.
-func (c Config) AnthropicConfigured() bool {
-	return c.Provider.AnthropicAPIKey != "" || c.Provider.AnthropicBaseURL != ""
 }
 
 // Embedded reports whether the process runs its own Temporal server.

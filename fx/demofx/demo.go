@@ -94,7 +94,7 @@ func Run(ctx context.Context, p Params, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := agent.WriteTranscript(out, log); err != nil {
+	if err := agent.WriteTranscript(out, id, log); err != nil {
 		return err
 	}
 	dev := "go run ./cmd/worker --dev"

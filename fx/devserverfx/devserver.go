@@ -5,13 +5,16 @@ package devserverfx
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"syscall"
 
 	"go.uber.org/fx"
 
 	"github.com/tetherdev/tether/fx/codecfx"
 	"github.com/tetherdev/tether/fx/configfx"
 	"github.com/tetherdev/tether/internal/devserver"
+	"github.com/tetherdev/tether/internal/startup"
 )
 
 // Module provides a started *devserver.Server, stopped with the app.
@@ -42,10 +45,27 @@ func New(p Params) (*devserver.Server, error) {
 	}
 	srv, err := devserver.Start(context.Background(), opts)
 	if err != nil {
-		return nil, err
+		return nil, explain(dir, err)
 	}
 	p.Logger.Info("Embedded Temporal server started", "address", srv.HostPort(), "namespace", srv.Namespace(),
 		"ui", srv.UIAddress(), "data_dir", dir)
 	p.Lifecycle.Append(fx.StopHook(srv.Stop))
 	return srv, nil
+}
+
+// explain says what to do when the embedded server cannot start for a
+// reason the user can fix; other errors pass through.
+func explain(dir string, err error) error {
+	switch {
+	case errors.Is(err, devserver.ErrDataDirInUse):
+		return &startup.Error{Problem: "data directory " + dir + " is in use by another worker",
+			Fix: "stop the other worker --dev or --demo, or pass another --data-dir", Err: err}
+	case errors.Is(err, devserver.ErrIncompatibleDataDir):
+		return &startup.Error{Problem: "data directory " + dir + " was written by another Temporal server release",
+			Fix: "move it away (nothing was deleted), or pass another --data-dir", Err: err}
+	case errors.Is(err, syscall.EADDRINUSE):
+		return &startup.Error{Problem: "the embedded Temporal server cannot listen (" + err.Error() + ")",
+			Fix: "stop what listens there (another worker --dev?), or choose other ports with --port and --ui-port", Err: err}
+	}
+	return err
 }

@@ -1,10 +1,14 @@
 // Package providerfx provides the model providers registered on the worker.
 // The scripted model is always there (the demo default, clearly named);
 // OpenAI-compatible chat completions and Anthropic Messages join when an
-// API key or base URL is configured. Credentials stay inside the adapters.
+// API key or base URL is configured. Credentials stay inside the adapters,
+// and the OpenAI key goes only to the endpoint configfx chose it for.
 package providerfx
 
 import (
+	"log/slog"
+	"net/http"
+	"net/url"
 	"time"
 
 	"go.uber.org/fx"
@@ -14,6 +18,7 @@ import (
 	"github.com/tetherdev/tether/activities/openai"
 	"github.com/tetherdev/tether/activities/scripted"
 	"github.com/tetherdev/tether/fx/configfx"
+	"github.com/tetherdev/tether/internal/startup"
 )
 
 // Provider names agents choose by.
@@ -26,6 +31,11 @@ const (
 // streaming can be watched without a key.
 const ScriptedWordDelay = 40 * time.Millisecond
 
+// HTTPClientName names an optional *http.Client the providers use instead
+// of http.DefaultClient: an embedding application's proxy, TLS roots or
+// instrumentation.
+const HTTPClientName = "tether.providers.http"
+
 // Module provides Providers.
 var Module = fx.Module("providers", fx.Provide(New))
 
@@ -36,34 +46,66 @@ type Providers struct {
 	Default string
 }
 
+// Params are New's dependencies.
+type Params struct {
+	fx.In
+	Config     configfx.ProviderConfig
+	Logger     *slog.Logger
+	HTTPClient *http.Client `name:"tether.providers.http" optional:"true"`
+}
+
 // New builds the providers from configuration.
-func New(cfg configfx.Config) (Providers, error) {
+func New(p Params) (Providers, error) {
 	demo := scripted.Provider{WordDelay: ScriptedWordDelay}
-	p := Providers{ByName: map[string]activities.Provider{scripted.Name: demo}, Default: scripted.Name}
+	out := Providers{ByName: map[string]activities.Provider{scripted.Name: demo}, Default: scripted.Name}
+	cfg := p.Config
 	if cfg.OpenAIConfigured() {
-		o, err := openai.New(openai.Config{
-			BaseURL: cfg.Provider.OpenAIBaseURL, APIKey: cfg.Provider.OpenAIAPIKey, DefaultModel: cfg.Provider.OpenAIModel,
-		})
+		o, err := openai.New(openai.Config{BaseURL: cfg.OpenAIBaseURL, APIKey: cfg.OpenAIAPIKey,
+			DefaultModel: cfg.OpenAIModel, HTTPClient: p.HTTPClient})
 		if err != nil {
-			return Providers{}, err
+			return Providers{}, misconfigured("OpenAI", "--openai-base-url", err)
 		}
-		p.ByName[OpenAIName] = o
-		p.Default = OpenAIName
+		logOpenAIKey(p.Logger, cfg)
+		out.ByName[OpenAIName], out.Default = o, OpenAIName
 	}
 	if cfg.AnthropicConfigured() {
-		a, err := anthropic.New(anthropic.Config{
-			BaseURL: cfg.Provider.AnthropicBaseURL, APIKey: cfg.Provider.AnthropicAPIKey, DefaultModel: cfg.Provider.AnthropicModel,
-		})
+		a, err := anthropic.New(anthropic.Config{BaseURL: cfg.AnthropicBaseURL, APIKey: cfg.AnthropicAPIKey,
+			DefaultModel: cfg.AnthropicModel, HTTPClient: p.HTTPClient})
 		if err != nil {
-			return Providers{}, err
+			return Providers{}, misconfigured("Anthropic", "--anthropic-base-url", err)
 		}
-		p.ByName[AnthropicName] = a
-		if p.Default == scripted.Name {
-			p.Default = AnthropicName
+		out.ByName[AnthropicName] = a
+		if out.Default == scripted.Name {
+			out.Default = AnthropicName
 		}
 	}
-	if cfg.Provider.Default != "" {
-		p.Default = cfg.Provider.Default
+	if cfg.Default != "" {
+		out.Default = cfg.Default
 	}
-	return p, nil
+	return out, nil
+}
+
+// logOpenAIKey says once, at startup, when an OpenAI-compatible endpoint
+// gets no key, and why OPENAI_API_KEY was not sent to it. It logs the host
+// only: a base URL may carry credentials.
+func logOpenAIKey(log *slog.Logger, cfg configfx.ProviderConfig) {
+	if cfg.OpenAIAPIKey != "" {
+		return
+	}
+	host := ""
+	if u, err := url.Parse(cfg.OpenAIBaseURL); err == nil {
+		host = u.Host
+	}
+	if cfg.OpenAIKeyWithheld {
+		log.Warn("OPENAI_API_KEY is not sent to a custom OpenAI base URL", "host", host, "key_env", cfg.OpenAIKeyEnv,
+			"to_send_it", "--openai-api-key-env "+configfx.OpenAIKeyEnv)
+		return
+	}
+	log.Info("OpenAI-compatible endpoint has no API key", "host", host, "key_env", cfg.OpenAIKeyEnv)
+}
+
+// misconfigured explains a provider adapter that refused its configuration.
+func misconfigured(name, flag string, err error) error {
+	return &startup.Error{Problem: "the " + name + " provider is misconfigured (" + err.Error() + ")",
+		Fix: "check " + flag + " and the provider's model flag", Err: err}
 }

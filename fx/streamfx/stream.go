@@ -21,6 +21,7 @@ import (
 	"github.com/tetherdev/tether/activities"
 	"github.com/tetherdev/tether/activities/stream"
 	"github.com/tetherdev/tether/fx/configfx"
+	"github.com/tetherdev/tether/internal/startup"
 )
 
 // Module provides the hub and activities.LiveStreams, served while the app runs.
@@ -57,11 +58,13 @@ func New(p Params) (Result, error) {
 	c := p.Config
 	tlsConfig, err := serverTLS(c)
 	if err != nil {
-		return Result{}, err
+		return Result{}, &startup.Error{Problem: "cannot load the live stream TLS key pair (" + err.Error() + ")",
+			Fix: "point --stream-tls-cert and --stream-tls-key at a PEM certificate and its key", Err: err}
 	}
 	ln, err := net.Listen("tcp", c.Addr)
 	if err != nil {
-		return Result{}, fmt.Errorf("listen for live streams on %s: %w", c.Addr, err)
+		return Result{}, &startup.Error{Problem: fmt.Sprintf("cannot serve live streams on %s (%v)", c.Addr, err),
+			Fix: "choose another address with --stream-addr (127.0.0.1:0 picks a free port)", Err: err}
 	}
 	base := c.URL
 	if base == "" {

@@ -2,13 +2,18 @@ package temporalfx
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/operatorservice/v1"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
+	"google.golang.org/grpc/status"
 
+	"github.com/tetherdev/tether/internal/startup"
 	"github.com/tetherdev/tether/signals"
 )
 
@@ -19,14 +24,14 @@ import (
 func EnsureSearchAttributes(ctx context.Context, c client.Client, namespace string) error {
 	have, err := c.OperatorService().ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: namespace})
 	if err != nil {
-		return fmt.Errorf("list search attributes of %s: %w (or run with --no-search-attributes)", namespace, err)
+		return unlisted(namespace, err)
 	}
 	missing := map[string]enumspb.IndexedValueType{}
 	var names []string
 	for name, kind := range signals.SearchAttributeKinds {
 		if _, ok := have.GetCustomAttributes()[name]; !ok {
 			missing[name] = IndexedType(kind)
-			names = append(names, name+"="+kind)
+			names = append(names, "--name "+name+" --type "+kind)
 		}
 	}
 	if len(missing) == 0 {
@@ -36,11 +41,40 @@ func EnsureSearchAttributes(ctx context.Context, c client.Client, namespace stri
 		Namespace: namespace, SearchAttributes: missing,
 	})
 	if err != nil {
-		return fmt.Errorf("register search attributes %s on %s: %w; register them with "+
-			"`temporal operator search-attribute create`, or run with --no-search-attributes",
-			strings.Join(names, ", "), namespace, err)
+		return unregistered(namespace, names, err)
 	}
 	return nil
+}
+
+// unregistered explains search attributes the worker may not add, with the
+// command that adds them (names are "--name N --type T" pairs).
+func unregistered(namespace string, names []string, err error) error {
+	slices.Sort(names)
+	return &startup.Error{
+		Problem: fmt.Sprintf("namespace %s lacks Tether's search attributes and this worker could not add them (%s)", namespace, cause(err)),
+		Fix: fmt.Sprintf("register them with `temporal operator search-attribute create --namespace %s %s`, "+
+			"or run with --no-search-attributes", namespace, strings.Join(names, " ")),
+		Err: err,
+	}
+}
+
+// unlisted explains a namespace whose search attributes cannot be read.
+func unlisted(namespace string, err error) error {
+	var missing *serviceerror.NamespaceNotFound
+	if errors.As(err, &missing) {
+		return &startup.Error{Problem: "namespace " + namespace + " does not exist",
+			Fix: "create it (temporal operator namespace create " + namespace + ") or pass --namespace", Err: err}
+	}
+	return &startup.Error{Problem: "cannot read the search attributes of namespace " + namespace + " (" + cause(err) + ")",
+		Fix: "check the namespace and this client's permissions, or run with --no-search-attributes", Err: err}
+}
+
+// cause is a service error's message without its gRPC wrapping.
+func cause(err error) string {
+	if s, ok := status.FromError(err); ok {
+		return s.Message()
+	}
+	return err.Error()
 }
 
 // IndexedType maps a kind name of signals.SearchAttributeKinds to Temporal's enum.

@@ -25,6 +25,7 @@ import (
 	"github.com/tetherdev/tether/codec"
 	"github.com/tetherdev/tether/fx/configfx"
 	"github.com/tetherdev/tether/internal/devserver"
+	"github.com/tetherdev/tether/internal/startup"
 )
 
 // Module provides client.Client, closed with the app, and its
@@ -39,6 +40,9 @@ type Params struct {
 	Lifecycle fx.Lifecycle
 	Logger    *slog.Logger
 }
+
+// NoServerFix is what a worker that finds no Temporal server tells its user.
+const NoServerFix = "start one, or run with --dev"
 
 // Result is what New provides.
 type Result struct {
@@ -66,7 +70,7 @@ func New(p Params) (Result, error) {
 	defer cancel()
 	c, err := client.DialContext(ctx, opts)
 	if err != nil {
-		return Result{}, fmt.Errorf("connect to Temporal at %s (namespace %s): %w", opts.HostPort, opts.Namespace, err)
+		return Result{}, startup.Dial(opts.HostPort, err, NoServerFix)
 	}
 	p.Lifecycle.Append(fx.StopHook(c.Close))
 	if !p.Config.NoSearchAttributes && p.Server == nil {

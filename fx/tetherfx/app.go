@@ -1,10 +1,11 @@
 // Package tetherfx composes the worker process from the fx modules: the one
-// place that decides which modules a configuration needs.
+// place that decides which modules a configuration needs, and how the
+// process runs them and reports a failure to start.
 package tetherfx
 
 import (
+	"io"
 	"log/slog"
-	"os"
 
 	"go.uber.org/fx"
 	"go.uber.org/fx/fxevent"
@@ -20,21 +21,19 @@ import (
 	"github.com/tetherdev/tether/fx/workerfx"
 )
 
-// Worker returns the options of the worker process for cfg: an embedded
-// server with --dev or --demo, the demo runner with --demo.
-func Worker(cfg configfx.Config) fx.Option {
+// Worker returns the options of the worker process for cfg, logging to
+// logs: an embedded server with --dev or --demo, the demo runner with
+// --demo. fx's own log is kept for --verbose; a failure to start is
+// reported once, by Run.
+func Worker(cfg configfx.Config, logs io.Writer) fx.Option {
 	level := slog.LevelInfo
 	if cfg.Demo != "" {
 		level = slog.LevelWarn // the transcript is the demo's output
 	}
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: level}))
 	opts := []fx.Option{
 		fx.Supply(logger),
-		fx.WithLogger(func() fxevent.Logger {
-			l := &fxevent.SlogLogger{Logger: logger}
-			l.UseLogLevel(slog.LevelDebug)
-			return l
-		}),
+		fx.WithLogger(func() fxevent.Logger { return fxLogger(cfg.Verbose, logs) }),
 		configfx.Module(cfg),
 		temporalfx.Module,
 		providerfx.Module,
@@ -52,4 +51,12 @@ func Worker(cfg configfx.Config) fx.Option {
 		opts = append(opts, codecfx.Module)
 	}
 	return fx.Options(opts...)
+}
+
+// fxLogger shows fx's wiring events only when asked to.
+func fxLogger(verbose bool, logs io.Writer) fxevent.Logger {
+	if !verbose {
+		return fxevent.NopLogger
+	}
+	return &fxevent.SlogLogger{Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
 }

@@ -1,6 +1,7 @@
 package tetherfx
 
 import (
+	"io"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -34,7 +35,7 @@ func TestWorkerAppValidatesInEveryMode(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			cfg, err := configfx.Load(tc.args, func(k string) string { return tc.env[k] }, nil)
 			require.NoError(t, err)
-			require.NoError(t, fx.ValidateApp(Worker(cfg)))
+			require.NoError(t, fx.ValidateApp(Worker(cfg, io.Discard)))
 		})
 	}
 }

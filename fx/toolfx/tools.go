@@ -1,17 +1,20 @@
 // Package toolfx provides the worker's tool registry: the built-in tools
-// (current_time, calculate, and, only when a workspace is configured,
+// (current_time, calculate, the loop's own spawn_agent, ask_human and wait,
+// and, only when a workspace is configured,
 // read_file/list_files confined to it and its deny list) plus any
 // tools.Tool contributed to the "tether.tools" value group by the embedding
 // application.
 package toolfx
 
 import (
+	"errors"
 	"time"
 
 	"go.uber.org/fx"
 
 	"github.com/tetherdev/tether/activities/tools"
 	"github.com/tetherdev/tether/fx/configfx"
+	"github.com/tetherdev/tether/internal/startup"
 )
 
 // Group is the value group user tools join: fx.Provide(fx.Annotate(f, fx.ResultTags(`group:"tether.tools"`))).
@@ -29,13 +32,23 @@ type Params struct {
 
 // New validates every tool into one registry.
 func New(p Params) (*tools.Registry, error) {
-	all := []tools.Tool{tools.CurrentTime(time.Now), tools.Calculator()}
+	all := append([]tools.Tool{tools.CurrentTime(time.Now), tools.Calculator()}, tools.LoopTools()...)
 	if p.Config.Workspace != "" {
 		ws, err := tools.Workspace(tools.WorkspaceOptions{Root: p.Config.Workspace, Deny: p.Config.Deny})
 		if err != nil {
-			return nil, err
+			return nil, badWorkspace(p.Config.Workspace, err)
 		}
 		all = append(all, ws...)
 	}
 	return tools.NewRegistry(append(all, p.Extra...)...)
+}
+
+// badWorkspace explains a --workspace the file tools cannot be confined to.
+func badWorkspace(dir string, err error) error {
+	why := err
+	if inner := errors.Unwrap(err); inner != nil {
+		why = inner // drop the `workspace "dir":` prefix the sentence already has
+	}
+	return &startup.Error{Problem: "--workspace " + dir + " cannot be used (" + why.Error() + ")",
+		Fix: "point it at a directory, or pass --workspace '' to run without read_file and list_files", Err: err}
 }

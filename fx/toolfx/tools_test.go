@@ -12,11 +12,11 @@ import (
 func TestFileToolsAreRegisteredOnlyWithAWorkspace(t *testing.T) {
 	r, err := New(Params{Config: configfx.ToolsConfig{}})
 	require.NoError(t, err)
-	require.Equal(t, []string{"calculate", "current_time"}, r.Names())
+	require.Equal(t, []string{"ask_human", "calculate", "current_time", "spawn_agent", "wait"}, r.Names())
 
 	r, err = New(Params{Config: configfx.ToolsConfig{Workspace: t.TempDir(), Deny: tools.DefaultDeny()}})
 	require.NoError(t, err)
-	require.Equal(t, []string{"calculate", "current_time", "list_files", "read_file"}, r.Names())
+	require.Equal(t, []string{"ask_human", "calculate", "current_time", "list_files", "read_file", "spawn_agent", "wait"}, r.Names())
 }
 
 func TestBadWorkspaceConfigurationStopsTheWorker(t *testing.T) {

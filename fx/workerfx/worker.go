@@ -44,6 +44,7 @@ type Activities struct {
 // ActivityParams are NewActivities' dependencies; live streams are optional.
 type ActivityParams struct {
 	fx.In
+	Config    configfx.Config
 	Client    client.Client
 	Providers providerfx.Providers
 	Tools     *tools.Registry
@@ -56,10 +57,12 @@ type ActivityParams struct {
 func NewActivities(p ActivityParams) (Activities, error) {
 	reader := activities.NewLogReader(activities.WorkflowLog{Client: p.Client}, 0)
 	reg := p.Tools
+	// Record at least as often as heartbeats are sent, so each carries news.
+	every := min(activities.DefaultHeartbeatEvery, p.Config.HeartbeatInterval)
 	a := Activities{
 		Model: &activities.Model{Providers: p.Providers.ByName, DefaultProvider: p.Providers.Default, Tools: reg, Log: reader,
-			Streams: p.Streams, StreamHooks: map[string]activities.StreamHook{}},
-		Tool: &activities.Tool{Runner: reg, Log: reader},
+			Streams: p.Streams, StreamHooks: map[string]activities.StreamHook{}, HeartbeatEvery: every},
+		Tool: &activities.Tool{Runner: reg, Log: reader, HeartbeatEvery: every},
 		Log:  reader,
 	}
 	for _, h := range p.StreamHooks {
@@ -70,6 +73,17 @@ func NewActivities(p ActivityParams) (Activities, error) {
 	}
 	return a, a.Tool.Validate()
 }
+
+// Profile is a named kind of child agent spawn_agent may start, joined to
+// the "tether.profiles" value group: fx.Annotate(f, fx.ResultTags(`group:"tether.profiles"`)).
+// Every worker of a task queue must offer the same profiles.
+type Profile struct {
+	Name string
+	signals.Profile
+}
+
+// ProfileGroup is the value group of Profiles.
+const ProfileGroup = "tether.profiles"
 
 // StreamHookGroup is the value group of llm/stream hooks
 // (activities.StreamHook) an application registers.
@@ -90,6 +104,7 @@ func WorkflowConfig(base workflows.Config, hooks []hook.Hook, reg *tools.Registr
 	}
 	base.ToolModes = map[string]signals.ToolMode{}
 	base.LocalTools = nil
+	base.Tools = reg.Names()
 	for _, name := range reg.Names() {
 		base.ToolModes[name] = signals.ToolMode(reg.Mode(name))
 		if reg.Local(name) {
@@ -107,6 +122,7 @@ type Params struct {
 	Activities    Activities
 	Tools         *tools.Registry
 	Hooks         []hook.Hook    `group:"tether.hooks"`
+	Profiles      []Profile      `group:"tether.profiles"`
 	Registrations []Registration `group:"tether.register"`
 	Lifecycle     fx.Lifecycle
 	Shutdowner    fx.Shutdowner
@@ -117,7 +133,13 @@ type Params struct {
 // fatal worker error shuts the app down with exit code 1.
 func New(p Params) worker.Worker {
 	w := worker.New(p.Client, p.Config.TaskQueue, worker.Options{
-		BuildID: BuildID(),
+		// The deprecated field is the one that sets the recorded build ID
+		// alone: DeploymentOptions also records a deployment name, ~120
+		// bytes a turn, for versioning Tether does not use.
+		//lint:ignore SA1019 see above
+		BuildID:                      BuildID(),
+		MaxHeartbeatThrottleInterval: p.Config.HeartbeatInterval,
+		StickyScheduleToStartTimeout: p.Config.StickyTimeout,
 		OnFatalError: func(err error) {
 			p.Logger.Error("Worker failed", "error", err)
 			_ = p.Shutdowner.Shutdown(fx.ExitCode(1))
@@ -128,10 +150,18 @@ func New(p Params) worker.Worker {
 	if f, ok := p.Activities.Model.Streams.(workflows.Feeds); ok {
 		cfg.Feeds = f
 	}
+	cfg.Profiles = map[string]signals.Profile{}
+	for _, pr := range p.Profiles {
+		cfg.Profiles[pr.Name] = pr.Profile
+	}
 	for name := range p.Activities.Model.StreamHooks {
 		cfg.StreamHooks = append(cfg.StreamHooks, name)
 	}
 	slices.Sort(cfg.StreamHooks)
+	for name := range p.Activities.Model.Providers {
+		cfg.Providers = append(cfg.Providers, name)
+	}
+	slices.Sort(cfg.Providers)
 	workflows.Register(w, cfg)
 	activities.Register(w, p.Activities.Model, p.Activities.Tool)
 	for _, r := range p.Registrations {

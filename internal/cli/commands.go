@@ -2,8 +2,12 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
+	"fmt"
+	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/tetherdev/tether/agent"
@@ -24,6 +28,12 @@ var commands = map[string]command{
 	"log":      reader("log", showLog),
 	"dispose":  dispose,
 	"compact":  compact,
+	"ls":       list,
+	"approve":  decision("approve", (*agent.Handle).Approve),
+	"deny":     decision("deny", (*agent.Handle).Deny),
+	"answer":   decision("answer", (*agent.Handle).Answer),
+	"tree":     tree,
+	"spawn":    spawn,
 }
 
 func compact(ctx context.Context, e env, args []string) error {
@@ -53,6 +63,7 @@ func start(ctx context.Context, e env, args []string) error {
 	// File tools are opt-in: they exist only on a worker given --workspace,
 	// and an agent naming a tool its worker lacks fails every model call.
 	toolList := fs.String("tools", "current_time,calculate", "")
+	approve := fs.String("approve", "", "")
 	waitIdle := fs.Bool("wait", false, "")
 	live := fs.Bool("stream", false, "")
 	pos, err := parse(fs, args, "MESSAGE")
@@ -62,6 +73,9 @@ func start(ctx context.Context, e env, args []string) error {
 	o.First = pos[0]
 	if *toolList != "" {
 		o.Options.Tools = strings.Split(*toolList, ",")
+	}
+	if *approve != "" {
+		o.Options.Approval = &signals.ApprovalPolicy{Tools: strings.Split(*approve, ",")}
 	}
 	h, err := e.agents.Create(ctx, o)
 	if err != nil {
@@ -84,6 +98,7 @@ func message(op send, name string) command {
 		fs := flag.NewFlagSet(name, flag.ContinueOnError)
 		noAck := fs.Bool("no-ack", false, "")
 		live := fs.Bool("stream", false, "")
+		id := fs.String("message-id", "", "")
 		pos, err := parse(fs, args, "ID", "MESSAGE")
 		if err != nil {
 			return err
@@ -92,7 +107,7 @@ func message(op send, name string) command {
 		if err != nil {
 			return err
 		}
-		var opts []agent.SendOption
+		opts := []agent.SendOption{agent.WithMessageID(eventlog.MessageID(*id))}
 		if !*noAck {
 			opts = append(opts, agent.Acknowledged())
 		}
@@ -103,7 +118,12 @@ func message(op send, name string) command {
 			}
 		}
 		ack, err := op(h, ctx, pos[1], opts...)
-		if err != nil {
+		switch {
+		case errors.Is(err, signals.ErrDuplicateID):
+			// A resend of a delivered message: delivered once, so success.
+			fmt.Fprintf(e.s.Err, "starter: message %s was already accepted; not delivered again\n", *id)
+			ack.MessageID = eventlog.MessageID(*id)
+		case err != nil:
 			return err
 		}
 		e.printf("%s\n", ack.MessageID)
@@ -167,7 +187,7 @@ func showLog(ctx context.Context, e env, h *agent.Handle, asJSON bool) error {
 	case asJSON:
 		return e.json(log)
 	}
-	return agent.WriteTranscript(e.s.Out, log)
+	return agent.WriteTranscript(e.s.Out, h.ID, log)
 }
 
 func printStatus(e env, st signals.StatusView) {
@@ -176,11 +196,22 @@ func printStatus(e env, st signals.StatusView) {
 	for _, l := range []struct {
 		name string
 		msgs []eventlog.Pending
-	}{{"next-turn", st.NextTurn}, {"next-step", st.NextStep}} {
-		e.printf("%s: %d pending\n", l.name, len(l.msgs))
+		n    int
+	}{{"next-turn", st.NextTurn, st.NextTurnLen}, {"next-step", st.NextStep, st.NextStepLen}} {
+		e.printf("%s: %d pending\n", l.name, max(l.n, len(l.msgs)))
 		for _, m := range l.msgs {
 			e.printf("  %s  %q\n", m.ID, clip(m.Content, 60))
 		}
+	}
+	for _, p := range st.Pending {
+		e.printf("waiting for %s: call %s (%s %s) since %s\n", p.Kind, p.CallID, p.Name, clip(p.Arguments, 80),
+			p.Since.UTC().Format(time.RFC3339))
+	}
+	for _, w := range st.Waits {
+		e.printf("waiting: call %s until %s\n", w.CallID, w.Until.UTC().Format(time.RFC3339))
+	}
+	for _, c := range st.Children {
+		e.printf("child: %s (%s, %d settled turns)\n", c.ID, c.Mode, c.Settled)
 	}
 }
 
@@ -193,12 +224,24 @@ func wait(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	st, err := h.WaitIdle(ctx)
+	st, err := h.WaitIdle(ctx, agent.OrBlocked())
 	if err != nil {
 		return err
 	}
 	printStatus(e, st)
+	printBlocked(e, h.ID, st)
 	return nil
+}
+
+// printBlocked says how to answer a turn that waits for a person.
+func printBlocked(e env, id string, st signals.StatusView) {
+	for _, p := range st.Pending {
+		verb := "approve " + id + " " + p.CallID + " (or deny ... --reason R)"
+		if p.Kind == eventlog.NeedAnswer {
+			verb = "answer " + id + " " + p.CallID + " ANSWER"
+		}
+		e.printf("the turn waits for a person: starter %s\n", verb)
+	}
 }
 
 func dispose(ctx context.Context, e env, args []string) error {
@@ -216,14 +259,19 @@ func dispose(ctx context.Context, e env, args []string) error {
 }
 
 func waitAndPrint(ctx context.Context, e env, h *agent.Handle) error {
-	if _, err := h.WaitIdle(ctx); err != nil {
+	st, err := h.WaitIdle(ctx, agent.OrBlocked())
+	if err != nil {
 		return err
 	}
 	log, err := h.Log(ctx)
 	if err != nil {
 		return err
 	}
-	return agent.WriteTranscript(e.s.Out, log)
+	if err := agent.WriteTranscript(e.s.Out, h.ID, log); err != nil {
+		return err
+	}
+	printBlocked(e, h.ID, st)
+	return nil
 }
 
 // attachAny attaches for reading: a closed agent's status and log can still
@@ -245,3 +293,5 @@ func clip(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
+
+func itoa(i int) string { return strconv.Itoa(i) }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/contrib/envconfig"
@@ -15,7 +16,7 @@ import (
 
 	"github.com/tetherdev/tether/agent"
 	"github.com/tetherdev/tether/codec"
-	"github.com/tetherdev/tether/signals"
+	"github.com/tetherdev/tether/internal/startup"
 )
 
 // Dialer connects to Temporal; tests pass one that returns an existing client.
@@ -30,27 +31,38 @@ type Starter struct {
 	Env func(string) string
 }
 
-// Usage is printed for a missing or unknown command.
+// Usage is printed for `starter help` and a command line without a command.
 const Usage = `usage: starter [connection flags] COMMAND [flags] ARGS
 
 commands:
-  start [--id ID] [--provider P] [--model M] [--system TEXT] [--tools a,b] [--wait|--stream] MESSAGE
+  start [--id ID] [--provider P] [--model M] [--system TEXT] [--tools a,b] [--approve a,b] [--wait|--stream] MESSAGE
                                    (--tools default current_time,calculate; read_file and
-                                    list_files need a worker started with --workspace DIR)
-  followup [--no-ack] ID MESSAGE   queue a message for a turn of its own (wakes the agent)
-  steer [--no-ack] ID MESSAGE      queue a message for the next step (wakes the agent)
-  inject [--no-ack] ID MESSAGE     queue a message for the next step (does not wake)
+                                    list_files need a worker started with --workspace DIR;
+                                    --approve: tools whose calls wait for approve/deny)
+  followup [--no-ack] [--message-id M] ID MESSAGE   queue a message for a turn of its own (wakes the agent)
+  steer [--no-ack] [--message-id M] ID MESSAGE      queue a message for the next step (wakes the agent)
+  inject [--no-ack] [--message-id M] ID MESSAGE     queue a message for the next step (does not wake)
                                    (--no-ack sends a signal instead of a validated update;
+                                    --message-id names the message, so sending it again is safe:
+                                    a message ID the agent already accepted is not delivered twice;
                                     --stream prints the model's tokens live until the agent is idle)
   cancel ID [--cause C] [--keep-inbox]
-  status ID [--json]       idle/running, turn, step and both inbox lists
+  status ID [--json]       idle/running, turn, step, both inbox lists, what it waits for, children
   wait ID                  wait until the agent is idle
   log ID [--json]          print the session transcript (or the raw log)
   compact ID               compact the agent's context while it is idle
   dispose ID [--cause C]   end the agent
+  ls [--status idle|running] [--model PROVIDER/MODEL] [--parent ID] [--turn N] [--waiting KIND]
+     [--limit N] [--all]   list agents, newest first (--all: closed ones too)
+  tree ID                  the agent and every agent under it: status, turn, model, usage
+  spawn [--system T] [--profile P] [--model M] [--tools a,b] [--budget SHARE] ID TASK
+                           start a detached child of agent ID; its answers reach ID's inbox
+  approve ID CALL [--reason R] [--by NAME]   let a call that waits for approval run
+  deny ID CALL --reason R [--by NAME]        refuse it; the model reads the reason
+  answer ID CALL ANSWER [--by NAME]          answer an ask_human question
 
 connection flags (defaults from TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, profiles):
-  --address HOST:PORT  --namespace NS  --task-queue Q
+  --address HOST:PORT  --namespace NS  --task-queue Q  -v|--verbose (whole errors)
   --stream-ca FILE     CA (PEM) trusted for workers serving live tokens over TLS
                        (default: the system's roots)
 
@@ -61,78 +73,119 @@ payload encryption: the worker's keys in TETHER_CODEC_KEYS or TETHER_CODEC_KEY_F
 // ErrUsage marks a command line that could not be parsed.
 var ErrUsage = errors.New("usage")
 
-// Run executes args and returns the process exit code.
+// errNoCommand is a command line without a command: the usage is the answer.
+var errNoCommand = fmt.Errorf("%w: no command", ErrUsage)
+
+// usageHint ends a usage error: the whole usage is one command away.
+const usageHint = " (run starter without arguments for usage)"
+
+// NoServerFix is what the starter tells a user when no Temporal server answers.
+const NoServerFix = "start one (go run ./cmd/worker --dev), or pass --address"
+
+// dialTimeout bounds the connection, so a wrong address fails fast.
+const dialTimeout = 15 * time.Second
+
+// Run executes args and returns the process exit code: 0, 1 when the
+// command failed, 2 when it could not start (a usage error, or no Temporal
+// server), with one line on Err that says what to do.
 func (s Starter) Run(ctx context.Context, args []string) int {
-	if err := s.run(ctx, args); err != nil {
-		fmt.Fprintln(s.Err, "starter:", err)
-		if errors.Is(err, ErrUsage) {
-			fmt.Fprint(s.Err, Usage)
-			return 2
-		}
-		return 1
+	g, err := parseGlobal(args)
+	if err == nil {
+		err = s.run(ctx, g)
 	}
-	return 0
+	return s.exit(err, g.verbose)
 }
 
-func (s Starter) run(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("starter", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	address := fs.String("address", "", "")
-	namespace := fs.String("namespace", "", "")
-	taskQueue := fs.String("task-queue", signals.TaskQueue, "")
-	streamCA := fs.String("stream-ca", "", "")
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %v", ErrUsage, err)
+// exit prints what err means for the user and returns the exit code.
+func (s Starter) exit(err error, verbose bool) int {
+	var fixable *startup.Error
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, errHelp):
+		fmt.Fprint(s.Out, Usage)
+		return 0
+	case errors.Is(err, errNoCommand):
+		fmt.Fprint(s.Err, Usage)
+		return startup.ExitCode
+	case errors.Is(err, ErrUsage):
+		return startup.Refuse(s.Err, "starter", errors.New(strings.TrimPrefix(err.Error(), ErrUsage.Error()+": ")+usageHint))
+	case errors.As(err, &fixable):
+		return startup.Report(s.Err, "starter", err, verbose)
 	}
-	if fs.NArg() == 0 {
-		return fmt.Errorf("%w: no command", ErrUsage)
-	}
-	cmd, ok := commands[fs.Arg(0)]
+	fmt.Fprintln(s.Err, "starter:", err)
+	return 1
+}
+
+func (s Starter) run(ctx context.Context, g global) error {
+	cmd, ok := commands[g.command]
 	if !ok {
-		return fmt.Errorf("%w: unknown command %q", ErrUsage, fs.Arg(0))
+		return fmt.Errorf("%w: unknown command %q", ErrUsage, g.command)
 	}
-	streams, err := agent.NewStreamClient(agent.StreamClientOptions{CAFile: *streamCA})
+	streams, err := agent.NewStreamClient(agent.StreamClientOptions{CAFile: g.streamCA})
 	if err != nil {
-		return err
+		return &startup.Error{Problem: "cannot use --stream-ca " + g.streamCA + " (" + err.Error() + ")",
+			Fix: "point it at a PEM file of CA certificates, or leave it out to trust the system's roots", Err: err}
 	}
-	c, dc, err := s.connect(ctx, *address, *namespace)
+	c, dc, err := s.connect(ctx, g.address, g.namespace)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	agents := agent.New(c, *taskQueue, agent.WithDataConverter(dc), agent.WithStreamClient(streams))
-	return cmd(ctx, env{s: s, agents: agents}, fs.Args()[1:])
+	agents := agent.New(c, g.taskQueue, agent.WithDataConverter(dc), agent.WithStreamClient(streams))
+	return cmd(ctx, env{s: s, agents: agents}, g.args)
 }
 
 // connect dials Temporal with the data converter the worker uses: local
 // codec keys, else the profile's remote codec, else the default.
 func (s Starter) connect(ctx context.Context, address, namespace string) (client.Client, converter.DataConverter, error) {
-	var keys codec.Config
-	if s.Env != nil {
-		var err error
-		if keys, err = codec.SourceFromEnv(s.Env).Load(); err != nil {
-			return nil, nil, err
-		}
+	keys, err := s.codecKeys()
+	if err != nil {
+		return nil, nil, err
 	}
 	opts, err := envconfig.LoadClientOptions(envconfig.LoadClientOptionsRequest{IncludeRemoteCodec: true})
 	if err != nil {
-		return nil, nil, fmt.Errorf("load Temporal client config: %w", err)
+		return nil, nil, &startup.Error{Problem: "cannot load the Temporal client configuration (" + err.Error() + ")",
+			Fix: "check TEMPORAL_* variables and temporal.toml", Err: err}
 	}
 	if address != "" {
 		opts.HostPort = address
+	}
+	if opts.HostPort == "" {
+		opts.HostPort = client.DefaultHostPort
 	}
 	if namespace != "" {
 		opts.Namespace = namespace
 	}
 	dc, err := codec.Configure(&opts, keys)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, badKeys(err)
 	}
-	c, err := s.Dial(ctx, opts)
+	dctx, cancel := context.WithTimeout(ctx, dialTimeout)
+	defer cancel()
+	c, err := s.Dial(dctx, opts)
 	if err != nil {
-		return nil, nil, fmt.Errorf("connect to Temporal: %w", err)
+		return nil, nil, startup.Dial(opts.HostPort, err, NoServerFix)
 	}
 	return c, dc, nil
+}
+
+// codecKeys loads the worker's codec keys from the environment, if any.
+func (s Starter) codecKeys() (codec.Config, error) {
+	if s.Env == nil {
+		return codec.Config{}, nil
+	}
+	keys, err := codec.SourceFromEnv(s.Env).Load()
+	if err != nil {
+		return codec.Config{}, badKeys(err)
+	}
+	return keys, nil
+}
+
+// badKeys explains codec keys the starter cannot use.
+func badKeys(err error) error {
+	return &startup.Error{Problem: "cannot use the codec keys (" + err.Error() + ")",
+		Fix: "check " + codec.EnvKeys + ", " + codec.EnvKeyFile + " and " + codec.EnvKeyID, Err: err}
 }
 
 // env is what a command works with.

@@ -1,0 +1,133 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	workflowpb "go.temporal.io/api/workflow/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/converter"
+
+	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/signals"
+)
+
+// DefaultListLimit bounds List when ListOptions.Limit is 0.
+const DefaultListLimit = 100
+
+// ErrBadFilter marks a ListOptions value List cannot search by.
+var ErrBadFilter = errors.New("bad agent filter")
+
+// ListOptions filter List by Tether's search attributes; zero fields match
+// any agent.
+type ListOptions struct {
+	Status eventlog.Status // idle or running
+	Model  string          // provider/model, as TetherModel holds it
+	Parent string          // the parent agent's ID
+	Turn   *int            // the last opened turn
+	// Waiting is what the agent waits for: approval, answer or wait.
+	Waiting string
+	// Closed includes agents that have ended (their last run only).
+	Closed bool
+	Limit  int // at most this many; 0 means DefaultListLimit
+}
+
+// Summary is one agent as Temporal's visibility store sees it: eventually
+// consistent, so an agent may show its previous status for a moment.
+type Summary struct {
+	ID, RunID string
+	// Status is idle or running for an open agent; for a closed one, how
+	// its workflow ended (completed, terminated, ...).
+	Status        string
+	Model, Parent string
+	Turn          int
+	Started       time.Time
+	// Waiting is what it waits for (approval, answer, wait), and until
+	// when its earliest wait ends.
+	Waiting   string
+	WaitUntil time.Time
+}
+
+// Query is the visibility query for o. Values are quoted as the query
+// language reads them, so no filter value can change the query's shape.
+func (o ListOptions) Query() (string, error) {
+	if o.Status != "" && o.Status != eventlog.StatusIdle && o.Status != eventlog.StatusRunning {
+		return "", fmt.Errorf("%w: status %q: want idle or running", ErrBadFilter, o.Status)
+	}
+	terms := []string{"WorkflowType = " + quote(signals.AgentWorkflow)}
+	if o.Closed {
+		terms = append(terms, "ExecutionStatus != 'ContinuedAsNew'")
+	} else {
+		terms = append(terms, "ExecutionStatus = 'Running'")
+	}
+	for _, f := range []struct{ attr, value string }{
+		{signals.AttrStatus, string(o.Status)}, {signals.AttrModel, o.Model}, {signals.AttrParent, o.Parent},
+		{signals.AttrWaiting, o.Waiting},
+	} {
+		if f.value != "" {
+			terms = append(terms, f.attr+" = "+quote(f.value))
+		}
+	}
+	if o.Turn != nil {
+		terms = append(terms, fmt.Sprintf("%s = %d", signals.AttrTurn, *o.Turn))
+	}
+	return strings.Join(terms, " AND "), nil
+}
+
+// quote makes s a string literal of Temporal's visibility query language,
+// which reads a backslash as an escape.
+func quote(s string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+}
+
+// List returns the agents o matches, newest first, and whether there are
+// more than o.Limit.
+func (r *Client) List(ctx context.Context, o ListOptions) ([]Summary, bool, error) {
+	query, err := o.Query()
+	if err != nil {
+		return nil, false, err
+	}
+	limit := o.Limit
+	if limit <= 0 {
+		limit = DefaultListLimit
+	}
+	var out []Summary
+	var token []byte
+	for {
+		resp, err := r.c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
+			PageSize: int32(min(limit+1-len(out), 1000)), Query: query, NextPageToken: token,
+		})
+		if err != nil {
+			return nil, false, fmt.Errorf("list agents: %w", err)
+		}
+		for _, ex := range resp.GetExecutions() {
+			out = append(out, summary(ex))
+		}
+		if token = resp.GetNextPageToken(); len(token) == 0 || len(out) > limit {
+			more := len(out) > limit
+			return out[:min(len(out), limit)], more, nil
+		}
+	}
+}
+
+// summary reads an execution's search attributes. A value that is
+// missing or does not decode stays zero: a listing shows what it can.
+func summary(ex *workflowpb.WorkflowExecutionInfo) Summary {
+	s := Summary{ID: ex.GetExecution().GetWorkflowId(), RunID: ex.GetExecution().GetRunId(), Started: ex.GetStartTime().AsTime()}
+	fields := ex.GetSearchAttributes().GetIndexedFields()
+	decode := func(name string, v any) { _ = converter.GetDefaultDataConverter().FromPayload(fields[name], v) }
+	decode(signals.AttrStatus, &s.Status)
+	decode(signals.AttrModel, &s.Model)
+	decode(signals.AttrParent, &s.Parent)
+	decode(signals.AttrTurn, &s.Turn)
+	decode(signals.AttrWaiting, &s.Waiting)
+	decode(signals.AttrWaitUntil, &s.WaitUntil)
+	if st := ex.GetStatus(); st != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		s.Status = strings.ToLower(strings.TrimPrefix(st.String(), "WORKFLOW_EXECUTION_STATUS_"))
+	}
+	return s
+}

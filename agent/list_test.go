@@ -1,0 +1,42 @@
+package agent
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/tetherdev/tether/eventlog"
+)
+
+func TestListQueryFiltersByTetherAttributesWithQuotedValues(t *testing.T) {
+	turn0, turn3 := 0, 3
+	const base = "WorkflowType = 'tether.Agent' AND ExecutionStatus = 'Running'"
+	cases := []struct {
+		name string
+		o    ListOptions
+		want string
+	}{
+		{"no filter: open agents", ListOptions{}, base},
+		{"closed ones too, without continued runs", ListOptions{Closed: true},
+			"WorkflowType = 'tether.Agent' AND ExecutionStatus != 'ContinuedAsNew'"},
+		{"every filter", ListOptions{Status: eventlog.StatusIdle, Model: "openai/gpt-4o-mini", Parent: "p1", Turn: &turn3},
+			base + " AND TetherStatus = 'idle' AND TetherModel = 'openai/gpt-4o-mini' AND TetherParent = 'p1' AND TetherTurn = 3"},
+		{"turn zero is a filter", ListOptions{Turn: &turn0}, base + " AND TetherTurn = 0"},
+		{"a quote cannot end the literal", ListOptions{Parent: "x' OR WorkflowType = 'tether.Agent"},
+			base + ` AND TetherParent = 'x\' OR WorkflowType = \'tether.Agent'`},
+		{"a backslash cannot escape the closing quote", ListOptions{Model: `m\`},
+			base + ` AND TetherModel = 'm\\'`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := tc.o.Query()
+			require.NoError(t, err)
+			require.Equal(t, tc.want, got)
+		})
+	}
+}
+
+func TestListQueryRejectsAnUnknownStatus(t *testing.T) {
+	_, err := ListOptions{Status: "idle' OR 1=1"}.Query()
+	require.ErrorIs(t, err, ErrBadFilter)
+}

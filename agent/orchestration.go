@@ -1,0 +1,97 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/signals"
+)
+
+// Spawn asks the agent to start a detached child agent on args.Task: the
+// child's options are the agent's, shaped by args (never more tools than
+// the agent's), and each turn it settles arrives in the agent's inbox as a
+// message from it (on args.List, next-turn by default). It returns the
+// child's ID; Attach to it for its own log.
+func (h *Handle) Spawn(ctx context.Context, args signals.SpawnArgs) (string, error) {
+	sp := signals.Spawn{SpawnArgs: args, ID: NewMessageID()}
+	if err := signals.ValidateSpawnArgs(args, args.Tools); err != nil { // the agent checks the tools
+		return "", err
+	}
+	out, err := update(ctx, h, signals.SpawnUpdate, string(sp.ID), sp)
+	return out.ChildID, err
+}
+
+// Approve lets a tool call that waits for approval run. decider and reason
+// are recorded in the agent's log.
+func (h *Handle) Approve(ctx context.Context, callID, decider, reason string) (signals.Decided, error) {
+	return h.decide(ctx, signals.ApproveUpdate, callID, decider, reason)
+}
+
+// Deny refuses a tool call that waits for approval; the model reads the
+// reason as the call's error result.
+func (h *Handle) Deny(ctx context.Context, callID, decider, reason string) (signals.Decided, error) {
+	return h.decide(ctx, signals.DenyUpdate, callID, decider, reason)
+}
+
+// Answer answers an ask_human question; the answer is the call's result.
+func (h *Handle) Answer(ctx context.Context, callID, decider, answer string) (signals.Decided, error) {
+	return h.decide(ctx, signals.AnswerUpdate, callID, decider, answer)
+}
+
+// decide sends a decision update. An unknown or already decided call, or a
+// disposed agent, is a typed error (signals.ErrNoSuchDecision,
+// signals.ErrDisposed).
+func (h *Handle) decide(ctx context.Context, u signals.Update[signals.Decision, signals.Decided], callID, decider, text string) (signals.Decided, error) {
+	d := signals.Decision{ID: NewMessageID(), CallID: callID, Decider: decider, Text: text}
+	if err := signals.ValidateDecision(d); err != nil {
+		return signals.Decided{}, err
+	}
+	return update(ctx, h, u, string(d.ID), d)
+}
+
+// Node is one agent of a tree: its summary, its usage, its children.
+type Node struct {
+	Summary
+	Usage    eventlog.Usage
+	Children []*Node
+}
+
+// Tree reads the tree of agents under root: every agent whose TetherParent
+// names an agent of the tree, with its status, turn, model and usage. An
+// agent that has ended is listed with what visibility last recorded.
+func (r *Client) Tree(ctx context.Context, root string) (*Node, error) {
+	h, err := r.Attach(ctx, root)
+	if err != nil && h == nil {
+		return nil, err
+	}
+	top := &Node{Summary: Summary{ID: root}}
+	queue := []*Node{top}
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		r.fill(ctx, n)
+		kids, _, err := r.List(ctx, ListOptions{Parent: n.ID, Closed: true, Limit: maxTreeChildren})
+		if err != nil {
+			return top, fmt.Errorf("tree of %s: %w", root, err)
+		}
+		for _, k := range kids {
+			c := &Node{Summary: k}
+			n.Children = append(n.Children, c)
+			queue = append(queue, c)
+		}
+	}
+	return top, nil
+}
+
+// maxTreeChildren bounds the children read of one agent.
+const maxTreeChildren = 1000
+
+// fill completes a node with its status and usage when it still answers.
+func (r *Client) fill(ctx context.Context, n *Node) {
+	st, err := r.handle(n.ID, "").Status(ctx)
+	if err != nil {
+		return
+	}
+	n.Usage, n.Status, n.Turn = st.Usage, string(st.Status), st.Turn
+}

@@ -1,0 +1,75 @@
+package agent
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// A transcript shows at most this much of a tool result: enough to see
+// what a tool returned, short enough that a file read does not bury the
+// conversation.
+const (
+	PreviewLines = 5
+	PreviewBytes = 300
+)
+
+// Preview returns text as a transcript shows it: whole when it is short,
+// else its first PreviewLines lines (at most PreviewBytes, cut on a rune
+// boundary) and a last line saying how much is left out and how to see
+// agent id's full text.
+func Preview(text, id string) string {
+	size := len(text)
+	text = strings.TrimRight(text, "\n")
+	head := firstLines(text, PreviewLines)
+	if len(head) > PreviewBytes {
+		head = cutRunes(head, PreviewBytes)
+	}
+	if len(head) == len(text) {
+		return text
+	}
+	if text[len(head)] != '\n' {
+		head += "…" // cut inside a line
+	}
+	more := strings.Count(text, "\n") - strings.Count(head, "\n")
+	return fmt.Sprintf("%s\n… (%s%d bytes in all; full text: %s)", head, moreLines(more), size, fullText(id))
+}
+
+// firstLines returns text up to the end of its n-th line, without the
+// line break.
+func firstLines(text string, n int) string {
+	end := 0
+	for range n {
+		i := strings.IndexByte(text[end:], '\n')
+		if i < 0 {
+			return text
+		}
+		end += i + 1
+	}
+	return text[:end-1]
+}
+
+// cutRunes cuts s to at most n bytes without splitting a rune.
+func cutRunes(s string, n int) string {
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+func moreLines(n int) string {
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return "1 more line, "
+	}
+	return fmt.Sprintf("%d more lines, ", n)
+}
+
+func fullText(id string) string {
+	if id == "" {
+		return "the session log"
+	}
+	return "starter log --json " + id
+}

@@ -1,0 +1,204 @@
+package e2e
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/tetherdev/tether/agent"
+	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/signals"
+)
+
+// inserted counts the inbox/inserted events of each message ID.
+func inserted(t *testing.T, h *agent.Handle) map[eventlog.MessageID]int {
+	t.Helper()
+	n := map[eventlog.MessageID]int{}
+	for _, ev := range ofType[eventlog.InboxInserted](events(t, mustLog(t, h))) {
+		n[ev.MessageID]++
+	}
+	return n
+}
+
+// recorded waits until the agent's log holds message id.
+func recorded(t *testing.T, h *agent.Handle, id eventlog.MessageID) {
+	t.Helper()
+	waitFor(t, 30*time.Second, "message "+string(id)+" to be recorded", func() bool { return inserted(t, h)[id] > 0 })
+}
+
+func idleAcrossRuns(ctx context.Context, t *testing.T, h *agent.Handle) signals.StatusView {
+	t.Helper()
+	var st signals.StatusView
+	require.Eventually(t, func() bool { // WaitIdle may land between two runs
+		var err error
+		st, err = h.WaitIdle(ctx)
+		return err == nil && st.Idle()
+	}, time.Minute, 20*time.Millisecond)
+	return st
+}
+
+// A sender that retries with the message ID it chose delivers the message
+// once: as a signal the resend is dropped by the workflow, as an update it
+// is answered with the first delivery's ack or ErrDuplicateID, through every
+// operation.
+func TestResentMessageIDIsDeliveredOnce(t *testing.T) {
+	e := newEnv(t)
+	e.startWorker(echoTool())
+	ctx := ctxT(t, time.Minute)
+	h, err := e.agents.Create(ctx, agent.CreateOptions{ID: "dedupe", First: "/say hello"})
+	require.NoError(t, err)
+	idleAcrossRuns(ctx, t, h)
+	ack := agent.Acknowledged()
+
+	// Signal first: a signalled resend is dropped, an acknowledged one is a duplicate.
+	id := agent.WithMessageID("order-1")
+	a, err := h.Followup(ctx, "/say one", id)
+	require.NoError(t, err)
+	require.Equal(t, eventlog.MessageID("order-1"), a.MessageID)
+	recorded(t, h, "order-1")
+	_, err = h.Followup(ctx, "/say one", id)
+	require.NoError(t, err, "the server takes the signal; the agent ignores it")
+	_, err = h.Followup(ctx, "/say one", id, ack)
+	require.ErrorIs(t, err, signals.ErrDuplicateID)
+
+	// Update first: Temporal answers the repeated update ID with the first ack.
+	first, err := h.Followup(ctx, "/say two", agent.WithMessageID("order-2"), ack)
+	require.NoError(t, err)
+	again, err := h.Followup(ctx, "/say two", agent.WithMessageID("order-2"), ack)
+	require.NoError(t, err)
+	require.Equal(t, first, again, "the first delivery's ack")
+	_, err = h.Followup(ctx, "/say two", agent.WithMessageID("order-2"))
+	require.NoError(t, err)
+
+	// Every operation, and IDs across operations.
+	for _, op := range []struct {
+		name string
+		send func(opts ...agent.SendOption) (signals.Ack, error)
+	}{
+		{"steer", func(o ...agent.SendOption) (signals.Ack, error) { return h.Steer(ctx, "steered", o...) }},
+		{"inject", func(o ...agent.SendOption) (signals.Ack, error) { return h.Inject(ctx, "injected", o...) }},
+		{"send", func(o ...agent.SendOption) (signals.Ack, error) {
+			return h.Send(ctx, "/say sent", eventlog.NextTurn, true, o...)
+		}},
+	} {
+		id := agent.WithMessageID(eventlog.MessageID(op.name + "-1"))
+		_, err := op.send(id)
+		require.NoError(t, err, op.name)
+		recorded(t, h, eventlog.MessageID(op.name+"-1"))
+		_, err = op.send(id, ack)
+		require.ErrorIs(t, err, signals.ErrDuplicateID, op.name)
+		_, err = h.Followup(ctx, "/say other op", id, ack)
+		require.ErrorIs(t, err, signals.ErrDuplicateID, "%s: an ID is one message, whatever the operation", op.name)
+	}
+
+	// An acknowledged resend may overtake a signal not yet recorded: then
+	// the resend is the copy accepted and the signal the one dropped.
+	_, err = h.Followup(ctx, "/say race", agent.WithMessageID("race-1"))
+	require.NoError(t, err)
+	if _, err := h.Followup(ctx, "/say race", agent.WithMessageID("race-1"), ack); err != nil {
+		require.ErrorIs(t, err, signals.ErrDuplicateID)
+	}
+
+	// The largest ID the contract allows works like any.
+	longest := agent.WithMessageID(eventlog.MessageID(strings.Repeat("k", signals.MaxIDBytes)))
+	_, err = h.Followup(ctx, "/say long", longest, ack)
+	require.NoError(t, err)
+	_, err = h.Followup(ctx, "/say long", longest)
+	require.NoError(t, err)
+
+	idleAcrossRuns(ctx, t, h)
+	n := inserted(t, h)
+	for _, id := range []eventlog.MessageID{"order-1", "order-2", "race-1", "steer-1", "inject-1", "send-1", eventlog.MessageID(strings.Repeat("k", signals.MaxIDBytes))} {
+		require.Equal(t, 1, n[id], "message %s", id)
+	}
+	answers := ofType[eventlog.AssistantMessage](events(t, mustLog(t, h)))
+	said := map[string]int{}
+	for _, m := range answers {
+		said[m.Text]++
+	}
+	require.Equal(t, 1, said["one"])
+	require.Equal(t, 1, said["two"])
+	require.Equal(t, 1, said["long"])
+	require.Equal(t, 1, said["race"])
+}
+
+// The dedupe window crosses Continue-As-New: a message accepted by one run
+// is a duplicate for the next, as signal and as update.
+func TestResentMessageIDIsDeliveredOnceAcrossContinueAsNew(t *testing.T) {
+	e := newEnv(t)
+	e.cfg.MaxRunTurns = 1
+	e.startWorker(echoTool())
+	ctx := ctxT(t, time.Minute)
+	h, err := e.agents.Create(ctx, agent.CreateOptions{ID: "dedupe-can", First: "/say hello"})
+	require.NoError(t, err)
+	idleAcrossRuns(ctx, t, h)
+
+	for _, id := range []eventlog.MessageID{"early-signal", "early-update"} {
+		var opts []agent.SendOption
+		if id == "early-update" {
+			opts = append(opts, agent.Acknowledged())
+		}
+		_, err := h.Followup(ctx, "/say "+string(id), append(opts, agent.WithMessageID(id))...)
+		require.NoError(t, err)
+		idleAcrossRuns(ctx, t, h)
+	}
+	before := idleAcrossRuns(ctx, t, h)
+	require.GreaterOrEqual(t, before.Runs, 3, "each turn ended its run")
+
+	for _, id := range []eventlog.MessageID{"early-signal", "early-update"} {
+		_, err = h.Followup(ctx, "/say again", agent.WithMessageID(id), agent.Acknowledged())
+		require.ErrorIs(t, err, signals.ErrDuplicateID, "%s, asked of a later run", id)
+		_, err = h.Followup(ctx, "/say again", agent.WithMessageID(id))
+		require.NoError(t, err)
+	}
+	// A fresh message still gets through, after the dropped resends.
+	_, err = h.Followup(ctx, "/say fresh", agent.Acknowledged())
+	require.NoError(t, err)
+	after := idleAcrossRuns(ctx, t, h)
+	require.Equal(t, before.Turn+1, after.Turn, "only the fresh message opened a turn")
+
+	n := inserted(t, h)
+	require.Equal(t, 1, n["early-signal"])
+	require.Equal(t, 1, n["early-update"])
+}
+
+// The starter sends under a caller's message ID, so a script may resend
+// after any failure: a duplicate exits 0 and says it was not delivered again.
+func TestStarterResendWithMessageIDIsDeliveredOnce(t *testing.T) {
+	e := newEnv(t)
+	e.startWorker(echoTool())
+	ctx := ctxT(t, time.Minute)
+	requireExit(t, e.starter(ctx, "start", "--id", "cli-dedupe", "--wait", "/say hello"), 0)
+
+	h, err := e.agents.Attach(ctx, "cli-dedupe")
+	require.NoError(t, err)
+	// Acknowledged, then resent: Temporal answers the same update ID.
+	for _, args := range [][]string{
+		{"followup", "--message-id", "job-7", "cli-dedupe", "/say once"},
+		{"followup", "--message-id", "job-7", "cli-dedupe", "/say once"},
+		{"steer", "--message-id", "job-7", "cli-dedupe", "/say once"},
+		{"followup", "--no-ack", "--message-id", "job-7", "cli-dedupe", "/say once"},
+	} {
+		r := e.starter(ctx, args...)
+		requireExit(t, r, 0)
+		require.Equal(t, "job-7\n", r.out)
+	}
+	// Signalled, then resent acknowledged: the agent says it is a duplicate.
+	requireExit(t, e.starter(ctx, "followup", "--no-ack", "--message-id", "job-8", "cli-dedupe", "/say twice?"), 0)
+	recorded(t, h, "job-8")
+	r := e.starter(ctx, "followup", "--message-id", "job-8", "cli-dedupe", "/say twice?")
+	requireExit(t, r, 0)
+	require.Equal(t, "job-8\n", r.out)
+	require.Contains(t, r.err, "message job-8 was already accepted; not delivered again")
+
+	r = e.starter(ctx, "followup", "--message-id", "has space", "cli-dedupe", "/say bad")
+	requireExit(t, r, 1)
+	require.Contains(t, r.err, "message id is invalid")
+
+	idleAcrossRuns(ctx, t, h)
+	require.Equal(t, 1, inserted(t, h)["job-7"])
+	require.Equal(t, 1, inserted(t, h)["job-8"])
+}

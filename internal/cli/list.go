@@ -1,0 +1,85 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/tetherdev/tether/agent"
+	"github.com/tetherdev/tether/eventlog"
+)
+
+// list prints the agents Temporal's visibility store finds, filtered by
+// Tether's search attributes, as a table.
+func list(ctx context.Context, e env, args []string) error {
+	o, err := parseList(args)
+	if err != nil {
+		return err
+	}
+	agents, more, err := e.agents.List(ctx, o)
+	switch {
+	case errors.Is(err, agent.ErrBadFilter):
+		return fmt.Errorf("%w: ls: %v", ErrUsage, err)
+	case err != nil:
+		return err
+	}
+	if err := printAgents(e.s.Out, agents); err != nil {
+		return err
+	}
+	if more {
+		fmt.Fprintf(e.s.Err, "starter: more than %d agents: narrow the filters or raise --limit\n", len(agents))
+	}
+	return nil
+}
+
+// parseList reads ls's flags; --turn -1 (the default) matches any turn.
+func parseList(args []string) (agent.ListOptions, error) {
+	var o agent.ListOptions
+	fs := flag.NewFlagSet("ls", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	status := fs.String("status", "", "")
+	fs.StringVar(&o.Model, "model", "", "")
+	fs.StringVar(&o.Parent, "parent", "", "")
+	fs.StringVar(&o.Waiting, "waiting", "", "")
+	turn := fs.Int("turn", -1, "")
+	fs.IntVar(&o.Limit, "limit", agent.DefaultListLimit, "")
+	fs.BoolVar(&o.Closed, "all", false, "")
+	if err := fs.Parse(args); err != nil {
+		return o, fmt.Errorf("%w: ls: %v", ErrUsage, err)
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("%w: ls takes flags only, not %q", ErrUsage, fs.Args())
+	}
+	if o.Limit < 1 {
+		return o, fmt.Errorf("%w: ls: --limit must be at least 1", ErrUsage)
+	}
+	o.Status = eventlog.Status(*status)
+	if *turn >= 0 {
+		o.Turn = turn
+	}
+	return o, nil
+}
+
+// printAgents writes the table: ID, status, model, turn, parent, what it
+// waits for, start time.
+func printAgents(w io.Writer, agents []agent.Summary) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSTATUS\tMODEL\tTURN\tPARENT\tWAITING\tSTARTED")
+	for _, a := range agents {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, dash(a.Status), dash(a.Model), strconv.Itoa(a.Turn), dash(a.Parent),
+			dash(a.Waiting), a.Started.UTC().Format(time.RFC3339))
+	}
+	return tw.Flush()
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,117 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/tetherdev/tether/agent"
+	"github.com/tetherdev/tether/signals"
+)
+
+// decision is approve, deny or answer: a person decides a call that waits.
+func decision(name string, op func(h *agent.Handle, ctx context.Context, callID, decider, text string) (signals.Decided, error)) command {
+	return func(ctx context.Context, e env, args []string) error {
+		fs := flag.NewFlagSet(name, flag.ContinueOnError)
+		reason := fs.String("reason", "", "")
+		decider := fs.String("by", defaultDecider(), "")
+		want := []string{"ID", "CALL"}
+		if name == "answer" {
+			want = append(want, "ANSWER")
+		}
+		pos, err := parse(fs, args, want...)
+		if err != nil {
+			return err
+		}
+		h, err := e.agents.Attach(ctx, pos[0])
+		if err != nil {
+			return err
+		}
+		text := *reason
+		if name == "answer" {
+			text = pos[2]
+		}
+		d, err := op(h, ctx, pos[1], *decider, text)
+		if err != nil {
+			return err
+		}
+		e.printf("%s %s (log position %d)\n", pos[1], map[string]string{"approve": "approved", "deny": "denied", "answer": "answered"}[name], d.Seq)
+		return nil
+	}
+}
+
+// defaultDecider names the person at the terminal.
+func defaultDecider() string {
+	if u := os.Getenv("USER"); u != "" {
+		return u
+	}
+	return "starter"
+}
+
+// tree prints an agent and every agent under it.
+func tree(ctx context.Context, e env, args []string) error {
+	pos, err := parse(flag.NewFlagSet("tree", flag.ContinueOnError), args, "ID")
+	if err != nil {
+		return err
+	}
+	root, err := e.agents.Tree(ctx, pos[0])
+	if root == nil {
+		return err
+	}
+	printNode(e, root, "")
+	return err
+}
+
+func printNode(e env, n *agent.Node, indent string) {
+	line := indent + n.ID + "  " + n.Status
+	if n.Turn > 0 {
+		line += "  turn " + itoa(n.Turn)
+	}
+	if n.Model != "" {
+		line += "  " + n.Model
+	}
+	if u := n.Usage; u.InputTokens+u.OutputTokens > 0 {
+		line += "  " + itoa(int(u.InputTokens)) + " in / " + itoa(int(u.OutputTokens)) + " out tokens"
+	}
+	if n.Waiting != "" {
+		line += "  waiting: " + n.Waiting
+		if !n.WaitUntil.IsZero() {
+			line += " until " + n.WaitUntil.UTC().Format(time.RFC3339)
+		}
+	}
+	e.printf("%s\n", line)
+	for _, c := range n.Children {
+		printNode(e, c, indent+"  ")
+	}
+}
+
+// spawn asks an agent to start a detached child.
+func spawn(ctx context.Context, e env, args []string) error {
+	fs := flag.NewFlagSet("spawn", flag.ContinueOnError)
+	var a signals.SpawnArgs
+	fs.StringVar(&a.SystemPrompt, "system", "", "")
+	fs.StringVar(&a.Profile, "profile", "", "")
+	fs.StringVar(&a.Model, "model", "", "")
+	fs.Float64Var(&a.Budget, "budget", 0, "")
+	toolList := fs.String("tools", "", "")
+	pos, err := parse(fs, args, "ID", "TASK")
+	if err != nil {
+		return err
+	}
+	a.Task = pos[1]
+	if *toolList != "" {
+		a.Tools = strings.Split(*toolList, ",")
+	}
+	h, err := e.agents.Attach(ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	id, err := h.Spawn(ctx, a)
+	if err != nil {
+		return err
+	}
+	e.printf("%s\n", id)
+	return nil
+}
