@@ -182,10 +182,11 @@ func (l *Loop) startCall(now time.Time, i int) {
 		// A local activity's input is not in history: its arguments travel
 		// in the input and the tool/call event is journaled whole.
 		cmd.Local, cmd.Input.Arguments = true, c.Arguments
-	case len(c.Arguments) <= signals.MaxInlineArguments:
+	case len(c.Arguments) > 0 && len(c.Arguments) <= signals.MaxInlineArguments:
 		// Small arguments cost less in the input than the activity's round
 		// trip to the log would; larger ones are read from the log, at
-		// AssistantSeq, which inline arguments need not name.
+		// AssistantSeq, which inline arguments need not name. None at all
+		// would read as "not inline" (omitted in the input): from the log.
 		cmd.Input.Journal, cmd.Input.Arguments, cmd.Input.AssistantSeq = l.takeJournal(), c.Arguments, 0
 	default:
 		cmd.Input.Journal = l.takeJournal()

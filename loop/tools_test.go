@@ -242,6 +242,19 @@ func TestToolArgumentsOverTheInlineBoundAreReadFromTheLog(t *testing.T) {
 	require.Zero(t, starts[0].Input.AssistantSeq, "inline arguments need no seq")
 }
 
+func TestToolCallWithoutArgumentsTravelsInlineAsRecorded(t *testing.T) {
+	d := newDriver(t, signals.AgentOptions{Tools: []string{"slow"}})
+	d.followup("f1")
+	d.resume()
+	d.answerModel(signals.ModelOutput{FinishReason: eventlog.FinishToolCalls, ToolCalls: []eventlog.ToolCallRequest{
+		{ID: "c0", Name: "slow"},
+	}})
+	st := take[StartTool](d)
+	msg := only[eventlog.AssistantMessage](d.events())
+	require.NotEmpty(t, st.Input.Arguments, "an empty input would read as \"from the log\", at seq 0")
+	require.Equal(t, string(msg[len(msg)-1].ToolCalls[0].Arguments), string(st.Input.Arguments), "what the log records")
+}
+
 func callIDs(cs []StartTool) []string {
 	var out []string
 	for _, c := range cs {
