@@ -272,17 +272,16 @@ func query[In, Out any](ctx context.Context, h *Handle, q signals.Query[In, Out]
 type patience int
 
 const (
-	// notReadyOnly asks again, for up to queryNotReadyWait, a run whose
-	// first workflow task has not completed (a busy or restarting worker):
-	// it has run none of its code, so it knows no query yet.
+	// notReadyOnly asks again, for up to queryNotReadyWait, a run that
+	// cannot answer yet (notReady).
 	notReadyOnly patience = iota
 	// untilDone asks again after any failure but a missing agent, until ctx
 	// ends: a query fails for a while when no worker holds the agent.
 	untilDone
 )
 
-// queryNotReadyWait bounds how long a query waits for a run to register
-// its handlers.
+// queryNotReadyWait bounds how long a query waits for a run to be able to
+// answer.
 const queryNotReadyWait = 15 * time.Second
 
 // queryRun asks one run ("" = the latest), asking again with backoff while
@@ -299,7 +298,7 @@ func queryRun[In, Out any](ctx context.Context, h *Handle, runID string, q signa
 		if err == nil {
 			return out, nil
 		}
-		again := notReady(err, q.Name) && time.Now().Add(pause).Before(deadline) ||
+		again := notReady(ctx, err, q.Name) && time.Now().Add(pause).Before(deadline) ||
 			p == untilDone && !isNotFound(err)
 		if !again || ctx.Err() != nil {
 			return out, h.mapErr(ctx, q.Name, err)
@@ -312,12 +311,18 @@ func queryRun[In, Out any](ctx context.Context, h *Handle, runID string, q signa
 	}
 }
 
-// notReady reports the SDK's answer of a run that has not registered
-// query name: its workflow function has not run yet.
-func notReady(err error, name string) bool {
+// notReady reports an answer that says the run could not answer yet, so
+// asking again shortly may succeed: the SDK's answer of a run that has not
+// registered query name (its first workflow task has not completed: a busy
+// or restarting worker), or the server giving up on a worker that did not
+// take the query in time (its sticky schedule-to-start timeout; the server
+// then sends the run's next tasks to any worker) while ctx has time left.
+func notReady(ctx context.Context, err error, name string) bool {
 	var qf *serviceerror.QueryFailed
 	var wnr *serviceerror.WorkflowNotReady
-	return errors.As(err, &wnr) || errors.As(err, &qf) && strings.Contains(qf.Message, "unknown queryType "+name+".")
+	var de *serviceerror.DeadlineExceeded
+	return errors.As(err, &wnr) || errors.As(err, &qf) && strings.Contains(qf.Message, "unknown queryType "+name+".") ||
+		errors.As(err, &de) && ctx.Err() == nil
 }
 
 // mapErr turns Temporal errors into this package's typed errors: a missing
