@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -113,7 +114,10 @@ func fleetProcess(b *testing.B, agents, turns, inFlight int, opts signals.AgentO
 			b.Fatal(err)
 		}
 		elapsed := time.Since(start)
-		failed, reads := readLogs(ctx, e.agents, ids, inFlight, 10*time.Second)
+		failed, reads, errs := readLogs(ctx, e.agents, ids, inFlight, 10*time.Second)
+		for _, err := range errs {
+			b.Logf("failed log read: %v", err)
+		}
 		runtime.GC()
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
@@ -184,12 +188,14 @@ func runAgent(ctx context.Context, agents *agent.Client, id string, turns int, o
 }
 
 // readLogs reads every agent's whole log, inFlight at a time, each read
-// given limit, and returns how many failed and how long each took.
-func readLogs(ctx context.Context, agents *agent.Client, ids []string, inFlight int, limit time.Duration) (int, []time.Duration) {
+// given limit, and returns how many failed, how long each took and the
+// first error of each kind.
+func readLogs(ctx context.Context, agents *agent.Client, ids []string, inFlight int, limit time.Duration) (int, []time.Duration, map[string]error) {
 	var (
 		mu     sync.Mutex
 		failed int
 		times  []time.Duration
+		errs   = map[string]error{}
 		wg     sync.WaitGroup
 	)
 	sem := make(chan struct{}, inFlight)
@@ -209,9 +215,12 @@ func readLogs(ctx context.Context, agents *agent.Client, ids []string, inFlight 
 			times = append(times, time.Since(start))
 			if err != nil {
 				failed++
+				if k := fmt.Sprintf("%T", errors.Unwrap(err)); errs[k] == nil {
+					errs[k] = fmt.Errorf("after %v: %w", time.Since(start).Round(time.Millisecond), err)
+				}
 			}
 		})
 	}
 	wg.Wait()
-	return failed, times
+	return failed, times, errs
 }
