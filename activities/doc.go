@@ -3,9 +3,14 @@
 //
 // Neither activity receives the conversation in its input. Each gets a
 // signals.LogRef and reads what it needs through a LogReader, which folds the
-// session log it obtains with the agent workflow's log query and caches the
-// fold per agent run, so history holds every message once and a model
-// activity's input does not grow with the conversation.
+// session log and caches the fold per agent run, so history holds every
+// message once and a model activity's input does not grow with the
+// conversation. The events come from the snapshot the agent workflow
+// publishes into the reader when it runs in the same worker process (no
+// round trip; see workflows.Snapshots), and from the workflow's log query
+// otherwise. Tool arguments of up to signals.MaxInlineArguments travel in
+// the tool activity's input. The reader's folds and snapshots share one
+// byte budget.
 //
 // Failures cross the activity edge as temporal.ApplicationErrors whose Type is
 // an eventlog.FailureKind (model) or signals.ToolFailure (tool) and whose

@@ -20,3 +20,11 @@ func (s HubStreams) Open(agent, run, activityID string, attempt int32) (ChunkWri
 	w := s.Hub.Open(k)
 	return w, signals.StreamLocator{URL: s.BaseURL + k.Path(), Token: w.Token(), Attempt: attempt}
 }
+
+// Feed says where this worker serves agent's feed, every model call it
+// streams for the agent (it implements workflows.Feeds). The token goes
+// into the feed query's answer and nowhere else.
+func (s HubStreams) Feed(agent string) (url, token string) {
+	path, token := s.Hub.Feed(agent)
+	return s.BaseURL + path, token
+}

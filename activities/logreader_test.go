@@ -359,19 +359,23 @@ func TestLogReaderRetriesTransientQueryFailure(t *testing.T) {
 	require.Equal(t, want, q.taken(), "the failed page is asked again")
 }
 
-func TestLogReaderEvictsLeastRecentlyUsedRun(t *testing.T) {
+// foldOf6 is what the reader accounts for one run folded to 6 events of
+// testLog: an entry's overhead and the fold's content.
+const foldOf6 = 1<<10 + int64(len("be brief")+len("time, README.md and 17*23 please"))
+
+func TestLogReaderEvictsLeastRecentlyUsedRunPastItsByteBudget(t *testing.T) {
 	tests := []struct {
 		name       string
-		maxEntries int
+		budget     int64
 		wantReread []query
 	}{
-		{"one entry: the second agent evicts the first", 1, pages("a", 0, 6)},
-		{"two entries: both stay cached", 2, nil},
+		{"room for one fold: the second agent evicts the first", foldOf6 + 10, pages("a", 0, 6)},
+		{"room for two: both stay cached", 2*foldOf6 + 10, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			q := newQuerier(t, "a", "b")
-			r := activities.NewLogReader(q, tt.maxEntries)
+			r := activities.NewLogReader(q, tt.budget)
 			ctx := context.Background()
 
 			_, err := r.Conversation(ctx, ref("a", 6))
@@ -390,7 +394,7 @@ func TestLogReaderEvictsLeastRecentlyUsedRun(t *testing.T) {
 
 func TestLogReaderEvictionSparesRecentlyReadRun(t *testing.T) {
 	q := newQuerier(t, "a", "b", "c")
-	r := activities.NewLogReader(q, 2)
+	r := activities.NewLogReader(q, 2*foldOf6+10)
 	ctx := context.Background()
 	read := func(agent string) {
 		t.Helper()

@@ -50,7 +50,8 @@ func (t *Tool) Validate() error {
 	return nil
 }
 
-// Run executes the call named by in. Its arguments are read from the log;
+// Run executes the call named by in. Its arguments travel in the input
+// or, when they do not, are read from the log;
 // the idempotency key is stable across retries and crashes.
 func (t *Tool) Run(ctx context.Context, in signals.ToolInput) (signals.ToolOutput, error) {
 	prior := priorFailures(ctx)

@@ -23,6 +23,7 @@ type Client struct {
 	taskQueue string
 	dc        converter.DataConverter
 	streams   *http.Client // reads live token streams; nil: defaultStreamClient
+	watches   *watches     // long polls on agents' histories, shared by handles
 }
 
 // Option configures a Client.
@@ -52,7 +53,7 @@ func New(c client.Client, taskQueue string, opts ...Option) *Client {
 	if taskQueue == "" {
 		taskQueue = signals.TaskQueue
 	}
-	r := &Client{c: c, taskQueue: taskQueue, dc: converter.GetDefaultDataConverter()}
+	r := &Client{c: c, taskQueue: taskQueue, dc: converter.GetDefaultDataConverter(), watches: newWatches(c)}
 	for _, o := range opts {
 		o(r)
 	}
@@ -61,7 +62,7 @@ func New(c client.Client, taskQueue string, opts ...Option) *Client {
 
 // handle returns a Handle on this client's connections and converter.
 func (r *Client) handle(id, runID string) *Handle {
-	return &Handle{c: r.c, dc: r.dc, streams: r.streams, ID: id, RunID: runID}
+	return &Handle{c: r.c, dc: r.dc, streams: r.streams, watches: r.watches, ID: id, RunID: runID}
 }
 
 // CreateOptions configure a new agent.
@@ -99,6 +100,9 @@ func (r *Client) Create(ctx context.Context, o CreateOptions) (*Handle, error) {
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
 		TypedSearchAttributes:                    startAttributes(o.Options),
 		StaticSummary:                            "agent " + modelName(o.Options),
+		// When c also runs a worker on the queue (the demo, embedded use),
+		// the first workflow task comes back in the start's response.
+		EnableEagerStart: true,
 	}, signals.AgentWorkflow, in)
 	if err != nil {
 		var started *serviceerror.WorkflowExecutionAlreadyStarted

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"iter"
-	"time"
 
 	"github.com/tetherdev/tether/eventlog"
 	"github.com/tetherdev/tether/signals"
@@ -14,13 +13,17 @@ import (
 // (0 = the beginning) as they happen: status changes, inbox insertions,
 // claims and discards, settled turns and errors. It reads the durable log
 // (the log query), so a follower that reconnects at a position misses
-// nothing, and it writes nothing to history. It ends when ctx ends, when
-// the agent is closed and read to its end, or at the first error.
+// nothing, and it writes nothing to history. Between reads it waits on the
+// agent's history with a long poll (see WaitIdle), so it reads again as
+// soon as a workflow task completes. It ends when ctx ends, when the agent
+// is closed and read to its end, or at the first error.
 func (h *Handle) Follow(ctx context.Context, from int64) iter.Seq2[Notification, error] {
 	return func(yield func(Notification, error) bool) {
+		w := h.watches.acquire(h.ID)
+		defer w.release()
 		var n notifier
-		delay := minPoll
 		for {
+			grew, _ := w.wait()
 			page, err := query(ctx, h, signals.LogQuery, signals.LogRequest{From: from})
 			if err == nil && from < page.Base && page.PrevRun != "" {
 				// The agent continued as new: the rest of the range is in
@@ -47,7 +50,6 @@ func (h *Handle) Follow(ctx context.Context, from int64) iter.Seq2[Notification,
 			}
 			from = page.Next
 			if len(page.Events) > 0 {
-				delay = minPoll
 				continue
 			}
 			if closed, err := h.closed(ctx); err != nil || closed {
@@ -56,13 +58,10 @@ func (h *Handle) Follow(ctx context.Context, from int64) iter.Seq2[Notification,
 				}
 				return
 			}
-			select {
-			case <-ctx.Done():
-				yield(Notification{}, ctx.Err())
+			if err := waitFor(ctx, grew, recheck); err != nil {
+				yield(Notification{}, err)
 				return
-			case <-time.After(delay):
 			}
-			delay = min(2*delay, maxPoll)
 		}
 	}
 }

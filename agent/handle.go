@@ -16,12 +16,13 @@ import (
 	"github.com/tetherdev/tether/signals"
 )
 
-// Handle is one agent. It is cheap, holds no state beyond IDs and is safe
-// for concurrent use.
+// Handle is one agent. It is cheap, holds no state beyond IDs and its
+// Client's connections, and is safe for concurrent use.
 type Handle struct {
 	c       client.Client
 	dc      converter.DataConverter // c's, for payloads read outside c
 	streams *http.Client            // reads live token streams; nil: defaultStreamClient
+	watches *watches                // the Client's history long polls
 	ID      string
 	RunID   string // the run the handle was made for; operations follow the chain
 }
@@ -177,35 +178,47 @@ func (h *Handle) Status(ctx context.Context) (signals.StatusView, error) {
 }
 
 // WaitIdle returns once the agent has no open turn and no due work (seed
-// 003's whenIdle), or has been disposed. It polls the status query with
-// backoff, which writes nothing to the agent's history; the wait-idle update
-// is the push alternative for callers that prefer it.
+// 003's whenIdle), or has been disposed. It asks the status query, then
+// waits on the agent's history with a long poll (shared by all waiters on
+// the agent through this Client) and asks again when a workflow task may
+// have left the agent idle: within milliseconds of it, and without writing
+// anything to the agent's history. The wait-idle update is the push
+// alternative for callers that prefer it.
 func (h *Handle) WaitIdle(ctx context.Context, opts ...WaitOption) (signals.StatusView, error) {
 	var o waitOptions
 	for _, f := range opts {
 		f(&o)
 	}
-	delay := minPoll
+	w := h.watches.acquire(h.ID)
+	defer w.release()
 	for {
-		st, err := h.Status(ctx)
-		switch {
-		case err == nil && (st.Idle() || st.Disposed || o.orBlocked && st.Blocked()):
-			return st, nil
-		case err != nil && (errors.Is(err, ErrNotFound) || ctx.Err() != nil):
-			return st, err
-		}
+		_, settled := w.wait()
 		// A query fails for a while when no worker holds the agent (a
-		// worker restart): keep polling until the caller's deadline.
-		select {
-		case <-ctx.Done():
-			if err == nil {
-				err = ctx.Err()
-			}
+		// worker restart): queryRun asks again until the caller's deadline.
+		st, err := queryRun(ctx, h, "", signals.StatusQuery, struct{}{}, untilDone)
+		switch {
+		case err != nil:
 			return st, err
-		case <-time.After(delay):
+		case st.Idle() || st.Disposed || o.orBlocked && st.Blocked():
+			return st, nil
 		}
-		delay = min(2*delay, maxPoll)
+		if err := waitFor(ctx, settled, recheck); err != nil {
+			return st, err
+		}
 	}
+}
+
+// waitFor waits for ch, at most d; it fails only when ctx ends.
+func waitFor(ctx context.Context, ch <-chan struct{}, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-ch:
+	case <-t.C:
+	}
+	return nil
 }
 
 // WaitOption changes what WaitIdle waits for.
@@ -217,10 +230,12 @@ type waitOptions struct{ orBlocked bool }
 // approval or an ask_human answer): StatusView.Pending says what for.
 func OrBlocked() WaitOption { return func(o *waitOptions) { o.orBlocked = true } }
 
-// Polling bounds of WaitIdle.
+// Polling bounds: the backoff of a query asked again, and how often a
+// waiter asks again when its long poll told it nothing (a safety net).
 const (
 	minPoll = 10 * time.Millisecond
 	maxPoll = 250 * time.Millisecond
+	recheck = 5 * time.Second
 )
 
 // Log reads the whole session log, page by page, across the agent's chain
@@ -234,7 +249,7 @@ func (h *Handle) Log(ctx context.Context) ([]eventlog.Envelope, error) {
 func (h *Handle) logOf(ctx context.Context, runID string, from int64) ([]eventlog.Envelope, error) {
 	var out []eventlog.Envelope
 	for {
-		page, err := queryRun(ctx, h, runID, signals.LogQuery, signals.LogRequest{From: from})
+		page, err := queryRun(ctx, h, runID, signals.LogQuery, signals.LogRequest{From: from}, notReadyOnly)
 		if err != nil {
 			return nil, err
 		}
@@ -276,17 +291,32 @@ func signal[T any](ctx context.Context, h *Handle, s signals.Signal[T], in T) er
 }
 
 func query[In, Out any](ctx context.Context, h *Handle, q signals.Query[In, Out], in In) (Out, error) {
-	return queryRun(ctx, h, "", q, in)
+	return queryRun(ctx, h, "", q, in, notReadyOnly)
 }
 
-// queryRun asks one run ("" = the latest). A run whose first workflow
-// task has not completed (a busy or restarting worker) has run none of its
-// code, so it knows no query yet: it is asked again for up to
-// queryNotReadyWait.
-func queryRun[In, Out any](ctx context.Context, h *Handle, runID string, q signals.Query[In, Out], in In) (Out, error) {
+// patience says which failed queries queryRun asks again, and for how long.
+type patience int
+
+const (
+	// notReadyOnly asks again, for up to queryNotReadyWait, a run that
+	// cannot answer yet (notReady).
+	notReadyOnly patience = iota
+	// untilDone asks again after any failure but a missing agent, until ctx
+	// ends: a query fails for a while when no worker holds the agent.
+	untilDone
+)
+
+// queryNotReadyWait bounds how long a query waits for a run to be able to
+// answer.
+const queryNotReadyWait = 15 * time.Second
+
+// queryRun asks one run ("" = the latest), asking again with backoff while
+// p says the run cannot answer yet. It is the client's one retry of a
+// query.
+func queryRun[In, Out any](ctx context.Context, h *Handle, runID string, q signals.Query[In, Out], in In, p patience) (Out, error) {
 	var out Out
 	deadline := time.Now().Add(queryNotReadyWait)
-	for pause := 20 * time.Millisecond; ; pause = min(2*pause, time.Second) {
+	for pause := minPoll; ; pause = min(2*pause, maxPoll) {
 		v, err := h.c.QueryWorkflow(ctx, h.ID, runID, q.Name, in)
 		if err == nil {
 			err = v.Get(&out)
@@ -294,7 +324,9 @@ func queryRun[In, Out any](ctx context.Context, h *Handle, runID string, q signa
 		if err == nil {
 			return out, nil
 		}
-		if !notReady(err, q.Name) || time.Now().Add(pause).After(deadline) {
+		again := notReady(ctx, err, q.Name) && time.Now().Add(pause).Before(deadline) ||
+			p == untilDone && !isNotFound(err)
+		if !again || ctx.Err() != nil {
 			return out, h.mapErr(ctx, q.Name, err)
 		}
 		select {
@@ -305,16 +337,18 @@ func queryRun[In, Out any](ctx context.Context, h *Handle, runID string, q signa
 	}
 }
 
-// queryNotReadyWait bounds how long a query waits for a run to register
-// its handlers.
-const queryNotReadyWait = 15 * time.Second
-
-// notReady reports the SDK's answer of a run that has not registered
-// query name: its workflow function has not run yet.
-func notReady(err error, name string) bool {
+// notReady reports an answer that says the run could not answer yet, so
+// asking again shortly may succeed: the SDK's answer of a run that has not
+// registered query name (its first workflow task has not completed: a busy
+// or restarting worker), or the server giving up on a worker that did not
+// take the query in time (its sticky schedule-to-start timeout; the server
+// then sends the run's next tasks to any worker) while ctx has time left.
+func notReady(ctx context.Context, err error, name string) bool {
 	var qf *serviceerror.QueryFailed
 	var wnr *serviceerror.WorkflowNotReady
-	return errors.As(err, &wnr) || errors.As(err, &qf) && strings.Contains(qf.Message, "unknown queryType "+name+".")
+	var de *serviceerror.DeadlineExceeded
+	return errors.As(err, &wnr) || errors.As(err, &qf) && strings.Contains(qf.Message, "unknown queryType "+name+".") ||
+		errors.As(err, &de) && ctx.Err() == nil
 }
 
 // mapErr turns Temporal errors into this package's typed errors: a missing

@@ -44,8 +44,15 @@ var ErrMalformedStream = errors.New("malformed stream")
 // The token travels in a header and appears in no error. client nil means
 // http.DefaultClient; its Timeout must be zero or it cuts streams off.
 func ReadStream(ctx context.Context, client *http.Client, streamURL, token string, from int64) iter.Seq2[signals.StreamEvent, error] {
+	return readEvents(ctx, client, streamURL, token, url.Values{"from": {strconv.FormatInt(max(from, 0), 10)}})
+}
+
+// readEvents is ReadStream with the request's query parameters given: a
+// call's stream takes from, an agent's feed from or turn. Its terminal
+// events are those signals.StreamEvent.Terminal names.
+func readEvents(ctx context.Context, client *http.Client, streamURL, token string, params url.Values) iter.Seq2[signals.StreamEvent, error] {
 	return func(yield func(signals.StreamEvent, error) bool) {
-		body, err := connect(ctx, client, streamURL, token, from)
+		body, err := connect(ctx, client, streamURL, token, params)
 		if err != nil {
 			yield(signals.StreamEvent{}, err)
 			return
@@ -69,13 +76,15 @@ func ReadStream(ctx context.Context, client *http.Client, streamURL, token strin
 	}
 }
 
-func connect(ctx context.Context, client *http.Client, streamURL, token string, from int64) (io.ReadCloser, error) {
+func connect(ctx context.Context, client *http.Client, streamURL, token string, params url.Values) (io.ReadCloser, error) {
 	u, err := url.Parse(streamURL)
 	if err != nil {
 		return nil, fmt.Errorf("stream url: %w", err)
 	}
 	q := u.Query()
-	q.Set("from", strconv.FormatInt(max(from, 0), 10))
+	for k, v := range params {
+		q[k] = v
+	}
 	u.RawQuery = q.Encode()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {

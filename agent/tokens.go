@@ -5,7 +5,10 @@ import (
 	"errors"
 	"iter"
 	"net/http"
-	"time"
+	"net/url"
+	"strconv"
+
+	"go.temporal.io/api/serviceerror"
 
 	"github.com/tetherdev/tether/signals"
 )
@@ -34,71 +37,151 @@ type TokenEvent struct {
 	Chunk   signals.Chunk `json:"chunk,omitempty"`
 }
 
+// TokenOption changes where Tokens starts.
+type TokenOption func(*tokenOptions)
+
+type tokenOptions struct{ turn int }
+
+// FromTurn starts at the first model call of turn (or of a later one)
+// that the worker still holds, a minute after the agent's last call: a
+// client that creates an agent or sends it a message and then asks for
+// its tokens gets the turn's every call, however quickly they ran.
+func FromTurn(turn int) TokenOption { return func(o *tokenOptions) { o.turn = turn } }
+
 // Tokens yields the live chunks of the agent's model calls as they stream,
-// call after call, until ctx ends. It finds each call's stream and token
-// through its activity's heartbeat details (DescribeWorkflowExecution, so
-// it needs the right to read the workflow) and reads it from the worker
-// that runs the call, so it needs no broker and writes nothing to history.
-// Providers that do not stream yield nothing. A worker refusing for load
-// ends the iteration with signals.ErrHubBusy or signals.ErrStreamBusy.
-func (h *Handle) Tokens(ctx context.Context) iter.Seq2[TokenEvent, error] {
+// call after call, until ctx ends: by default from the turn in flight (or
+// the next one) on, every call in order, each call's chunks from its
+// first. It asks the agent (the feed query, answered by the worker holding
+// it, never written to history) where that worker streams the agent's
+// calls and reads that feed (Server-Sent Events, with the feed's token),
+// so it needs no broker, and a call over before the client looked is
+// still seen. Providers that do not stream yield nothing. A worker
+// refusing for load ends the iteration with signals.ErrHubBusy or
+// signals.ErrStreamBusy. With a worker that predates feeds, it finds each
+// call in flight through its activity's heartbeat details instead.
+func (h *Handle) Tokens(ctx context.Context, opts ...TokenOption) iter.Seq2[TokenEvent, error] {
+	var o tokenOptions
+	for _, f := range opts {
+		f(&o)
+	}
 	return func(yield func(TokenEvent, error) bool) {
-		read := map[signals.StreamLocator]bool{} // streams already followed to their end
-		delay := minPoll
-		for {
-			loc, turn, step, err := h.liveStream(ctx)
-			if err != nil {
+		feed, err := query(ctx, h, signals.FeedQuery, struct{}{})
+		var failed *serviceerror.QueryFailed
+		switch {
+		case errors.As(err, &failed): // a worker without the feed query
+			h.polledTokens(ctx, yield)
+			return
+		case err != nil:
+			yield(TokenEvent{}, err)
+			return
+		case feed.URL == "":
+			return // the worker streams nothing
+		}
+		if o.turn == 0 {
+			o.turn = feed.Turn
+		}
+		(&feedReader{h: h, feed: feed, turn: o.turn}).read(ctx, yield)
+	}
+}
+
+// feedReader follows an agent's feed across reconnections: a broken
+// connection resumes where it stopped, a feed that moved (another worker,
+// or a new feed after a lull) is read again from the turn it was at,
+// skipping calls already yielded to their end.
+type feedReader struct {
+	h     *Handle
+	feed  signals.LiveFeed
+	turn  int
+	next  int64 // the Seq to resume from; -1 reads from turn
+	calls map[signals.CallRef]TokenEvent
+	ended map[signals.CallRef]bool
+}
+
+func (r *feedReader) read(ctx context.Context, yield func(TokenEvent, error) bool) {
+	r.next, r.calls, r.ended = -1, map[signals.CallRef]TokenEvent{}, map[signals.CallRef]bool{}
+	backoff := minPoll
+	for {
+		err := r.readOnce(ctx, yield)
+		switch {
+		case err == errStop || ctx.Err() != nil:
+			return
+		case errors.Is(err, signals.ErrHubBusy), errors.Is(err, signals.ErrStreamBusy):
+			yield(TokenEvent{}, err)
+			return
+		}
+		if !sleep(ctx, backoff) {
+			return
+		}
+		backoff = min(2*backoff, maxPoll)
+		feed, err := query(ctx, r.h, signals.FeedQuery, struct{}{})
+		if err != nil {
+			if ctx.Err() == nil {
 				yield(TokenEvent{}, err)
-				return
 			}
-			if loc != nil && !read[*loc] {
-				read[*loc] = true
-				base := TokenEvent{Turn: turn, Step: step, Attempt: loc.Attempt}
-				if !h.follow(ctx, *loc, base, yield) {
-					return
-				}
-				delay = minPoll
-				continue
-			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(delay):
-			}
-			delay = min(2*delay, maxPoll)
+			return
+		}
+		if feed.URL != r.feed.URL || feed.Token != r.feed.Token {
+			r.feed, r.next = feed, -1 // a new feed: read it from the turn we were at
 		}
 	}
 }
 
-// follow reads one stream to its end; false stops the iteration.
-func (h *Handle) follow(ctx context.Context, loc signals.StreamLocator, base TokenEvent, yield func(TokenEvent, error) bool) bool {
-	for ev, err := range ReadStream(ctx, h.streamClient(), loc.URL, loc.Token, 0) {
-		switch {
-		case errors.Is(err, signals.ErrNoStream):
-			return true // already over and gone: its message is in the log
-		case err != nil && ctx.Err() != nil:
-			return false
-		case errors.Is(err, signals.ErrHubBusy), errors.Is(err, signals.ErrStreamBusy):
-			yield(TokenEvent{}, err)
-			return false
-		case err != nil: // the worker went away mid-call: treat as a failed attempt
-			base.Kind = TokenReset
-			return yield(base, nil)
+// errStop: the caller stopped the iteration.
+var errStop = errors.New("stop")
+
+// readOnce reads one connection to the feed until it breaks.
+func (r *feedReader) readOnce(ctx context.Context, yield func(TokenEvent, error) bool) error {
+	params := url.Values{}
+	if r.next >= 0 {
+		params.Set("from", strconv.FormatInt(r.next, 10))
+	} else {
+		params.Set("turn", strconv.Itoa(r.turn))
+	}
+	for ev, err := range readEvents(ctx, r.h.streamClient(), r.feed.URL, r.feed.Token, params) {
+		if err != nil {
+			return err
 		}
-		e := base
-		switch ev.Kind {
-		case signals.StreamChunk:
-			e.Kind, e.Chunk = TokenChunk, *ev.Chunk
-		case signals.StreamDone:
-			e.Kind = TokenDone
-		default:
-			e.Kind = TokenReset
+		r.next = ev.Seq + 1
+		if ev.Call == nil { // the endpoint's own error: lagged, or the hub closed
+			if ev.Error == signals.StreamLagged {
+				r.next = ev.Seq
+			}
+			return errors.New(ev.Error)
 		}
-		if !yield(e, nil) {
-			return false
+		if te, ok := r.event(ev); ok && !yield(te, nil) {
+			return errStop
 		}
 	}
-	return true
+	return ErrStreamInterrupted
+}
+
+// event turns a feed event into what Tokens yields, if anything.
+func (r *feedReader) event(ev signals.StreamEvent) (TokenEvent, bool) {
+	c := *ev.Call
+	if r.ended[c] {
+		return TokenEvent{}, false // read to its end before a reconnection
+	}
+	base, ok := r.calls[c]
+	if !ok {
+		turn, step, _ := signals.ParseModelActivityID(c.Activity)
+		base = TokenEvent{Turn: turn, Step: step, Attempt: c.Attempt}
+		r.calls[c] = base
+		r.turn = max(r.turn, turn)
+	}
+	switch ev.Kind {
+	case signals.StreamCall:
+		// A call seen in part before a reconnection streams again from
+		// its start: drop the part.
+		base.Kind = TokenReset
+		return base, ok
+	case signals.StreamChunk:
+		base.Kind, base.Chunk = TokenChunk, *ev.Chunk
+	case signals.StreamDone:
+		base.Kind, r.ended[c] = TokenDone, true
+	default:
+		base.Kind, r.ended[c] = TokenReset, true
+	}
+	return base, true
 }
 
 // defaultStreamClient reads streams for a Client without WithStreamClient:
@@ -110,24 +193,4 @@ func (h *Handle) streamClient() *http.Client {
 		return h.streams
 	}
 	return defaultStreamClient
-}
-
-// liveStream finds the locator of the agent's model call in flight, if any.
-func (h *Handle) liveStream(ctx context.Context) (*signals.StreamLocator, int, int, error) {
-	desc, err := h.c.DescribeWorkflowExecution(ctx, h.ID, "")
-	if err != nil {
-		return nil, 0, 0, h.mapErr(ctx, "tokens", err)
-	}
-	for _, pa := range desc.GetPendingActivities() {
-		if pa.GetActivityType().GetName() != signals.ModelActivity || pa.GetHeartbeatDetails() == nil {
-			continue
-		}
-		var loc signals.StreamLocator
-		if err := h.dc.FromPayloads(pa.GetHeartbeatDetails(), &loc); err != nil || loc.URL == "" {
-			continue
-		}
-		turn, step, _ := signals.ParseModelActivityID(pa.GetActivityId())
-		return &loc, turn, step, nil
-	}
-	return nil, 0, 0, nil
 }

@@ -17,6 +17,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/tetherdev/tether/agent"
 	"github.com/tetherdev/tether/bench/workload"
@@ -278,4 +279,10 @@ func waitIdleOnce(ctx context.Context, c client.Client, id, updateID string) err
 		return err
 	}
 	return nil
+}
+
+// isIdleRejection: the wait-idle update rejects a call on an idle agent.
+func isIdleRejection(err error) bool {
+	var app *temporal.ApplicationError
+	return errors.As(err, &app) && app.Type() == signals.RejectIdle
 }

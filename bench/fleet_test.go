@@ -2,7 +2,9 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"sync"
 	"testing"
@@ -15,34 +17,20 @@ import (
 // BenchmarkThousandAgents runs 1,000 agents on one worker (and the embedded
 // server, in the same process on the same 2 cores): each agent takes turns
 // of the workload (model → tool → model) concurrently with all the others.
-// It reports the wall time of the whole fleet, throughput in turns a second
-// and the heap in use once every agent is idle and cached by the worker.
+// It reports the wall time of the whole fleet, throughput in turns a second,
+// the client-observed turn and the heap in use once every agent is idle and
+// cached by the worker.
 func BenchmarkThousandAgents(b *testing.B) {
-	const agents, turns = 1000, 3
-	ts, client := server(b)
-	c := ts.GetDefaultClient()
+	const agents, turns, inFlight = 1000, 3, 200
+	e := server(b)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
-		var wg sync.WaitGroup
-		errs := make(chan error, agents)
-		sem := make(chan struct{}, 200) // bounded client concurrency
-		for a := range agents {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				sem <- struct{}{}
-				defer func() { <-sem }()
-				errs <- runAgent(ctx, client, c, fmt.Sprintf("fleet-%d-%d", i, a), turns)
-			}()
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			if err != nil {
-				b.Fatal(err)
-			}
+		times, _, err := runFleet(ctx, e.agents, fmt.Sprintf("fleet-%d", i), agents, turns, inFlight,
+			signals.AgentOptions{Tools: []string{"fetch"}})
+		if err != nil {
+			b.Fatal(err)
 		}
 		elapsed := time.Since(start)
 		runtime.GC()
@@ -50,24 +38,189 @@ func BenchmarkThousandAgents(b *testing.B) {
 		runtime.ReadMemStats(&ms)
 		b.ReportMetric(elapsed.Seconds(), "fleet-s")
 		b.ReportMetric(float64(agents*turns)/elapsed.Seconds(), "turns/s")
+		b.ReportMetric(pctMs(times, 50), "turn-p50-ms")
+		b.ReportMetric(pctMs(times, 99), "turn-p99-ms")
 		b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "heap-MiB")
 	}
 }
 
-func runAgent(ctx context.Context, agents *agent.Client, c interface{ Close() }, id string, turns int) error {
-	h, err := agents.Create(ctx, agent.CreateOptions{ID: id, Options: signals.AgentOptions{Tools: []string{"fetch"}}, First: "turn 1"})
+// BenchmarkFleetWorkerProcess is the fleet with its worker in a process of
+// its own, as in production: 1,000 agents running 3 turns each, 250 in
+// flight, then every agent's session log read (Handle.Log), 250 at a time,
+// each read given 10 s. It reports throughput, the client-observed turn,
+// failed and slowest log reads, the worker's peak memory and the server's
+// (the embedded server shares the benchmark's process with the clients).
+func BenchmarkFleetWorkerProcess(b *testing.B) {
+	const agents, turns, inFlight = 1000, 3, 250
+	fleetProcess(b, agents, turns, inFlight, signals.AgentOptions{Tools: []string{"fetch"}})
+}
+
+// BenchmarkFleetContexts: 1,000 agents on a worker process, each holding a
+// 100 KB context (one turn whose tool returns 100 KB), 250 in flight. The
+// worker's peak memory must stay under 1 GiB: its caches are bounded by
+// bytes, not entries.
+func BenchmarkFleetContexts(b *testing.B) {
+	fleetProcess(b, 1000, 1, 250, signals.AgentOptions{Tools: []string{"context"}})
+}
+
+// BenchmarkTenThousandAgents: 10,000 agents on a worker process, each
+// after one turn of the workload, mostly idle; then 200 turns of agents
+// picked among them, one at a time, stay as quick as on an empty worker.
+func BenchmarkTenThousandAgents(b *testing.B) {
+	e := serverOnly(b)
+	w := e.startWorkerProcess(b)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	for i := 0; i < b.N; i++ {
+		prefix := fmt.Sprintf("idle-%d", i)
+		start := time.Now()
+		_, ids, err := runFleet(ctx, e.agents, prefix, 10_000, 1, 250, signals.AgentOptions{Tools: []string{"fetch"}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(10_000)/time.Since(start).Seconds(), "create-turns/s")
+		var times []time.Duration
+		for t := range 200 {
+			h, err := e.agents.Attach(ctx, ids[(t*7919)%len(ids)])
+			if err != nil {
+				b.Fatal(err)
+			}
+			start := time.Now()
+			if _, err := h.Followup(ctx, "again"); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := h.WaitIdle(ctx); err != nil {
+				b.Fatal(err)
+			}
+			times = append(times, time.Since(start))
+		}
+		b.ReportMetric(pctMs(times, 50), "turn-p50-ms")
+		b.ReportMetric(pctMs(times, 99), "turn-p99-ms")
+		b.ReportMetric(w.peakRSS(), "worker-peak-MiB")
+	}
+}
+
+// fleetProcess runs the fleet against a worker process and reads every
+// agent's log afterwards.
+func fleetProcess(b *testing.B, agents, turns, inFlight int, opts signals.AgentOptions) {
+	e := serverOnly(b)
+	w := e.startWorkerProcess(b)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		times, ids, err := runFleet(ctx, e.agents, fmt.Sprintf("proc-%d", i), agents, turns, inFlight, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		elapsed := time.Since(start)
+		failed, reads, errs := readLogs(ctx, e.agents, ids, inFlight, 10*time.Second)
+		for _, err := range errs {
+			b.Logf("failed log read: %v", err)
+		}
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		b.ReportMetric(elapsed.Seconds(), "fleet-s")
+		b.ReportMetric(float64(agents*turns)/elapsed.Seconds(), "turns/s")
+		b.ReportMetric(pctMs(times, 50), "turn-p50-ms")
+		b.ReportMetric(pctMs(times, 99), "turn-p99-ms")
+		b.ReportMetric(float64(failed), "log-reads-failed")
+		b.ReportMetric(pctMs(reads, 99), "log-read-p99-ms")
+		b.ReportMetric(w.peakRSS(), "worker-peak-MiB")
+		b.ReportMetric(procMemory(os.Getpid(), "VmHWM"), "server-process-peak-MiB")
+		b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "server-process-heap-MiB")
+	}
+}
+
+// runFleet runs n agents of turns turns each, at most inFlight agents at
+// once, and returns every turn's client-observed time (message sent →
+// idle seen) and the agents' IDs.
+func runFleet(ctx context.Context, agents *agent.Client, prefix string, n, turns, inFlight int,
+	opts signals.AgentOptions) ([]time.Duration, []string, error) {
+	var (
+		mu    sync.Mutex
+		times []time.Duration
+		ids   = make([]string, n)
+		wg    sync.WaitGroup
+	)
+	errs := make(chan error, n)
+	sem := make(chan struct{}, inFlight)
+	for a := range n {
+		ids[a] = fmt.Sprintf("%s-%d", prefix, a)
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			t, err := runAgent(ctx, agents, ids[a], turns, opts)
+			mu.Lock()
+			times = append(times, t...)
+			mu.Unlock()
+			if err != nil {
+				errs <- err
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	return times, ids, <-errs
+}
+
+func runAgent(ctx context.Context, agents *agent.Client, id string, turns int, opts signals.AgentOptions) ([]time.Duration, error) {
+	var times []time.Duration
+	start := time.Now()
+	h, err := agents.Create(ctx, agent.CreateOptions{ID: id, Options: opts, First: "turn 1"})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for t := 1; t <= turns; t++ {
 		if t > 1 {
+			start = time.Now()
 			if _, err := h.Followup(ctx, fmt.Sprintf("turn %d", t)); err != nil {
-				return err
+				return times, err
 			}
 		}
 		if _, err := h.WaitIdle(ctx); err != nil {
-			return fmt.Errorf("%s turn %d: %w", id, t, err)
+			return times, fmt.Errorf("%s turn %d: %w", id, t, err)
 		}
+		times = append(times, time.Since(start))
 	}
-	return nil
+	return times, nil
+}
+
+// readLogs reads every agent's whole log, inFlight at a time, each read
+// given limit, and returns how many failed, how long each took and the
+// first error of each kind.
+func readLogs(ctx context.Context, agents *agent.Client, ids []string, inFlight int, limit time.Duration) (int, []time.Duration, map[string]error) {
+	var (
+		mu     sync.Mutex
+		failed int
+		times  []time.Duration
+		errs   = map[string]error{}
+		wg     sync.WaitGroup
+	)
+	sem := make(chan struct{}, inFlight)
+	for _, id := range ids {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			rctx, cancel := context.WithTimeout(ctx, limit)
+			defer cancel()
+			start := time.Now()
+			h, err := agents.Attach(rctx, id)
+			if err == nil {
+				_, err = h.Log(rctx)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			times = append(times, time.Since(start))
+			if err != nil {
+				failed++
+				if k := fmt.Sprintf("%T", errors.Unwrap(err)); errs[k] == nil {
+					errs[k] = fmt.Errorf("after %v: %w", time.Since(start).Round(time.Millisecond), err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return failed, times, errs
 }

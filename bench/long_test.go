@@ -25,8 +25,8 @@ var longTurns = flag.Int("long-turns", 10_000, "turns of BenchmarkLongLivedAgent
 // history (events and bytes), and the median turn time of the first and the
 // last 1,000 turns and their ratio.
 func BenchmarkLongLivedAgent(b *testing.B) {
-	ts, agents := server(b)
-	c := ts.GetDefaultClient()
+	e := server(b)
+	c, agents := e.c, e.agents
 	ctx := context.Background()
 	turns := *longTurns
 	window := min(1000, turns/2)

@@ -42,13 +42,6 @@ const (
 	envSticky    = "TETHER_BENCH_STICKY_TIMEOUT"
 )
 
-func TestMain(m *testing.M) {
-	if addr := os.Getenv(envAddr); addr != "" {
-		os.Exit(runRecoveryWorker(addr))
-	}
-	os.Exit(m.Run())
-}
-
 // runRecoveryWorker is a worker whose "hold" tool writes when each attempt
 // starts and never finishes a first attempt: its process is killed then.
 func runRecoveryWorker(addr string) int {

@@ -50,20 +50,26 @@ func (m stampModel) Stream(ctx context.Context, _ llm.Request, emit func(llm.Chu
 // worker's SSE endpoint) receiving it: 400 chunks, one every 5 ms, of one
 // model call, against the embedded server.
 func BenchmarkTokenLatency(b *testing.B) {
-	ts, _ := server(b)
-	c := ts.GetDefaultClient()
+	e := serverOnly(b)
+	c := e.c
 	hub := stream.NewHub(stream.HubOptions{})
 	srv := httptest.NewServer(hub.Handler())
 	b.Cleanup(func() { hub.Close(); srv.Close() })
 	reg, _ := tools.NewRegistry()
 	reader := activities.NewLogReader(activities.WorkflowLog{Client: c}, 0)
-	ts.NewWorkerWithOptions("stream-bench", func(r worker.Registry) {
-		workflows.Register(r, workerfx.WorkflowConfig(workflows.Config{}, nil, reg))
-		activities.Register(r,
-			&activities.Model{Providers: map[string]activities.Provider{"stamp": stampModel{chunks: 400, every: 5 * time.Millisecond}},
-				DefaultProvider: "stamp", Tools: reg, Log: reader, Streams: activities.HubStreams{Hub: hub, BaseURL: srv.URL}},
-			&activities.Tool{Runner: reg, Log: reader})
-	}, worker.Options{})
+	w := worker.New(c, "stream-bench", worker.Options{})
+	streams := activities.HubStreams{Hub: hub, BaseURL: srv.URL}
+	cfg := workerfx.WorkflowConfig(workflows.Config{}, nil, reg)
+	cfg.Snapshots, cfg.Feeds = reader, streams
+	workflows.Register(w, cfg)
+	activities.Register(w,
+		&activities.Model{Providers: map[string]activities.Provider{"stamp": stampModel{chunks: 400, every: 5 * time.Millisecond}},
+			DefaultProvider: "stamp", Tools: reg, Log: reader, Streams: streams},
+		&activities.Tool{Runner: reg, Log: reader})
+	if err := w.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(w.Stop)
 	streaming := agent.New(c, "stream-bench")
 	ctx := context.Background()
 	var lat []time.Duration

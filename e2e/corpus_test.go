@@ -2,12 +2,14 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
@@ -184,4 +186,46 @@ func TestCorpusContinueAsNewBetweenSteps(t *testing.T) {
 	require.GreaterOrEqual(t, len(runs), 2, "the turn spans runs")
 	record(t, "mid-turn-first-run", runs[0])
 	record(t, "mid-turn-second-run", runs[1])
+}
+
+// Tool arguments both ways: small ones travel in the tool activity's
+// input, larger ones (over signals.MaxInlineArguments) are read from the
+// log, alone and in one step beside an inline call; each tool gets its own
+// arguments either way.
+func TestCorpusToolArgumentsInlineAndFromTheLog(t *testing.T) {
+	e := newEnv(t)
+	e.startWorker(echoTool(), lenTool())
+	ctx := ctxT(t, time.Minute)
+	large := strings.Repeat("x", 2*signals.MaxInlineArguments)
+	h, err := e.agents.Create(ctx, agent.CreateOptions{ID: "tool-arguments",
+		Options: signals.AgentOptions{Tools: []string{"echo", "len"}}, First: `/tool echo {"text":"small"}`})
+	require.NoError(t, err)
+	waitIdle(ctx, t, h)
+	for _, m := range []string{`/tool len {"text":"` + large + `"}`, `/tool echo {"text":"a"}` + "\n" + `/tool len {"text":"` + large + `"}`} {
+		_, err = h.Followup(ctx, m)
+		require.NoError(t, err)
+		waitIdle(ctx, t, h)
+	}
+	evs := requireReplaysAndProjects(ctx, t, e, h, "tool-arguments")
+	var contents []string
+	for _, r := range ofType[eventlog.ToolResult](evs) {
+		contents = append(contents, r.Content)
+	}
+	n := fmt.Sprint(len(large))
+	require.Equal(t, []string{"echo: small", n, "echo: a", n}, contents)
+
+	history, err := projection.Fetch(ctx, e.c, h.ID, "")
+	require.NoError(t, err)
+	var inline []bool
+	for _, ev := range history {
+		a := ev.GetActivityTaskScheduledEventAttributes()
+		if a == nil || a.GetActivityType().GetName() != signals.ToolActivity {
+			continue
+		}
+		var in signals.ToolInput
+		require.NoError(t, converter.GetDefaultDataConverter().FromPayloads(a.GetInput(), &in))
+		inline = append(inline, in.Arguments != nil)
+		require.Equal(t, in.Arguments == nil, in.AssistantSeq > 0, "a call read from the log names its message")
+	}
+	require.Equal(t, []bool{true, false, true, false}, inline)
 }

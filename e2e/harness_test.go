@@ -42,6 +42,13 @@ type env struct {
 	streamURL string
 	// interceptors intercept the workers startWorker starts.
 	interceptors []interceptor.WorkerInterceptor
+	// querier, when set, wraps the log query of the next workers started.
+	querier func(activities.LogQuerier) activities.LogQuerier
+	// noSnapshots makes the next workers' activities read the log with the
+	// query only, as when the workflow runs in another process.
+	noSnapshots bool
+	// workerOptions are the next workers' options.
+	workerOptions worker.Options
 }
 
 func newEnv(t *testing.T) *env {
@@ -75,7 +82,11 @@ func (e *env) startWorker(ts ...tools.Tool) worker.Worker {
 	e.t.Helper()
 	reg, err := tools.NewRegistry(append(ts, tools.LoopTools()...)...)
 	require.NoError(e.t, err)
-	reader := activities.NewLogReader(activities.WorkflowLog{Client: e.c}, 0)
+	var q activities.LogQuerier = activities.WorkflowLog{Client: e.c}
+	if e.querier != nil {
+		q = e.querier(q)
+	}
+	reader := activities.NewLogReader(q, 0)
 	providers := map[string]activities.Provider{scripted.Name: scripted.Provider{}}
 	for name, p := range e.providers {
 		providers[name] = p
@@ -95,11 +106,24 @@ func (e *env) startWorker(ts ...tools.Tool) worker.Worker {
 	require.NoError(e.t, model.Validate())
 	require.NoError(e.t, tool.Validate())
 	cfg := workerfx.WorkflowConfig(e.cfg, nil, reg)
+	cfg.Feeds = model.Streams.(activities.HubStreams)
+	if !e.noSnapshots {
+		cfg.Snapshots = reader
+	}
 	cfg.Providers = slices.Sorted(maps.Keys(providers))
 	return e.ts.NewWorkerWithOptions(signals.TaskQueue, func(r worker.Registry) {
-		workflows.Register(r, cfg)
+		if !e.workerOptions.DisableWorkflowWorker {
+			workflows.Register(r, cfg)
+		}
 		activities.Register(r, model, tool)
-	}, worker.Options{Interceptors: e.interceptors})
+	}, e.options())
+}
+
+// options are the next workers' options with the interceptors.
+func (e *env) options() worker.Options {
+	o := e.workerOptions
+	o.Interceptors = append(slices.Clone(o.Interceptors), e.interceptors...)
+	return o
 }
 
 func ctxT(t *testing.T, d time.Duration) context.Context {

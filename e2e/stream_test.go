@@ -14,6 +14,7 @@ import (
 
 	"github.com/tetherdev/tether/activities"
 	"github.com/tetherdev/tether/activities/llm"
+	"github.com/tetherdev/tether/activities/scripted"
 	"github.com/tetherdev/tether/agent"
 	"github.com/tetherdev/tether/eventlog"
 	"github.com/tetherdev/tether/projection"
@@ -128,4 +129,133 @@ func TestFailedStreamResetsSubscribersAndTheRetryTurnStreamsAgain(t *testing.T) 
 	}
 	require.Contains(t, kinds, "reset@1", "the broken attempt is reset: %v", kinds)
 	require.Equal(t, "done@2", kinds[len(kinds)-1], "the retry turn streams to the end: %v", kinds)
+}
+
+// quickModel is the scripted model streaming its answer word by word at
+// 100 µs a word: a model call of about a millisecond, over before a client
+// polling for it could find it.
+var quickModel = scripted.Provider{WordDelay: 100 * time.Microsecond}
+
+// A client that follows an agent before a turn starts sees every chunk of
+// every model call of the turn, in order, from the agent's feed on the
+// worker, however quick the calls.
+func TestAFollowerSeesEveryChunkOfEveryQuickModelCall(t *testing.T) {
+	e := newEnv(t)
+	e.providers = map[string]activities.Provider{"quick": quickModel}
+	e.startWorker(echoTool())
+	ctx := ctxT(t, time.Minute)
+	h, err := e.agents.Create(ctx, agent.CreateOptions{ID: "quick",
+		Options: signals.AgentOptions{Provider: "quick", Tools: []string{"echo"}}})
+	require.NoError(t, err)
+
+	tctx, stop := context.WithCancel(ctx)
+	defer stop()
+	var mu sync.Mutex
+	var got []agent.TokenEvent
+	go func() {
+		for ev, err := range h.Tokens(tctx) {
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			got = append(got, ev)
+			mu.Unlock()
+		}
+	}()
+	const turns = 3
+	for i := 1; i <= turns; i++ {
+		_, err := h.Followup(ctx, fmt.Sprintf(`/tool echo {"text":"turn %d"}`, i))
+		require.NoError(t, err)
+		_, err = h.WaitIdle(ctx)
+		require.NoError(t, err)
+	}
+	_, evs := logOf(t, ctx, h)
+	answers := ofType[eventlog.AssistantMessage](evs)
+	require.Len(t, answers, 2*turns)
+	require.Eventually(t, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		n := 0
+		for _, ev := range got {
+			if ev.Kind == agent.TokenDone {
+				n++
+			}
+		}
+		return n == len(answers)
+	}, 10*time.Second, 5*time.Millisecond, "a done for every model call")
+	stop()
+
+	mu.Lock()
+	defer mu.Unlock()
+	calls := streamedCalls(t, got)
+	require.Len(t, calls, len(answers))
+	for i, msg := range answers {
+		require.Equal(t, [2]int{i/2 + 1, i%2 + 1}, calls[i].at, "calls in order, turn by turn")
+		require.Equal(t, msg.Text, calls[i].text, "call %d: every chunk, in order", i)
+		var tools []string
+		for _, c := range msg.ToolCalls {
+			tools = append(tools, c.Name)
+		}
+		require.Equal(t, tools, calls[i].tools, "call %d", i)
+	}
+}
+
+// streamed is one model call as a follower received it.
+type streamed struct {
+	at    [2]int // turn, step
+	text  string
+	tools []string
+}
+
+// streamedCalls groups token events by call; every call ends done, none
+// was reset.
+func streamedCalls(t *testing.T, evs []agent.TokenEvent) []streamed {
+	t.Helper()
+	var out []streamed
+	open := false
+	for _, ev := range evs {
+		require.NotEqual(t, agent.TokenReset, ev.Kind)
+		if !open {
+			out = append(out, streamed{at: [2]int{ev.Turn, ev.Step}})
+			open = true
+		}
+		c := &out[len(out)-1]
+		require.Equal(t, c.at, [2]int{ev.Turn, ev.Step}, "one call at a time")
+		switch ev.Kind {
+		case agent.TokenChunk:
+			c.text += ev.Chunk.Text
+			if ev.Chunk.ToolName != "" {
+				c.tools = append(c.tools, ev.Chunk.ToolName)
+			}
+		case agent.TokenDone:
+			open = false
+		}
+	}
+	return out
+}
+
+// starter start --stream and followup --stream print every call of their
+// turn, however quick.
+func TestStarterStreamsEveryQuickModelCallOfItsTurn(t *testing.T) {
+	e := newEnv(t)
+	e.providers = map[string]activities.Provider{"quick": quickModel}
+	e.startWorker(echoTool())
+	ctx := ctxT(t, time.Minute)
+
+	first := e.starter(ctx, "start", "--id", "cli-quick", "--provider", "quick", "--tools", "echo", "--stream", `/tool echo {"text":"one"}`)
+	requireExit(t, first, 0)
+	second := e.starter(ctx, "followup", "--stream", "cli-quick", `/tool echo {"text":"two"}`)
+	requireExit(t, second, 0)
+
+	h, err := e.agents.Attach(ctx, "cli-quick")
+	require.NoError(t, err)
+	_, evs := logOf(t, ctx, h)
+	answers := ofType[eventlog.AssistantMessage](evs)
+	require.Len(t, answers, 4)
+	for i, out := range []string{first.out, second.out} {
+		require.Equal(t, 1, strings.Count(out, "[tool call echo]"), "turn %d:\n%s", i+1, out)
+		require.Contains(t, out, answers[2*i+1].Text, "turn %d prints its answer", i+1)
+		require.NotContains(t, out, answers[2*(1-i)+1].Text, "and not the other turn's")
+		require.Contains(t, out, fmt.Sprintf("idle after turn %d", i+1))
+	}
 }

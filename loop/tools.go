@@ -177,11 +177,18 @@ func (l *Loop) startCall(now time.Time, i int) {
 		Input: signals.ToolInput{AssistantSeq: l.turn.callsSeq, CallID: c.ID, Name: c.Name,
 			IdempotencyKey: signals.IdempotencyKey(l.cfg.AgentID, s.Turn, s.Step, c.ID), MCP: c.MCP},
 	}
-	if l.local[c.Name] {
+	switch {
+	case l.local[c.Name]:
 		// A local activity's input is not in history: its arguments travel
 		// in the input and the tool/call event is journaled whole.
 		cmd.Local, cmd.Input.Arguments = true, c.Arguments
-	} else {
+	case len(c.Arguments) > 0 && len(c.Arguments) <= signals.MaxInlineArguments:
+		// Small arguments cost less in the input than the activity's round
+		// trip to the log would; larger ones are read from the log, at
+		// AssistantSeq, which inline arguments need not name. None at all
+		// would read as "not inline" (omitted in the input): from the log.
+		cmd.Input.Journal, cmd.Input.Arguments, cmd.Input.AssistantSeq = l.takeJournal(), c.Arguments, 0
+	default:
 		cmd.Input.Journal = l.takeJournal()
 	}
 	t.stage[i] = running

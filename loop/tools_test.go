@@ -212,7 +212,7 @@ func TestFastToolsRunAsLocalActivitiesWithTheirArgumentsInline(t *testing.T) {
 	require.JSONEq(t, `{}`, string(starts[0].Input.Arguments))
 	require.True(t, starts[0].Input.Journal.IsZero(), "a local activity's input is not in history")
 	require.False(t, starts[1].Local)
-	require.Nil(t, starts[1].Input.Arguments, "a regular activity reads its arguments from the log")
+	require.JSONEq(t, `{}`, string(starts[1].Input.Arguments), "small arguments travel inline")
 	var refs []eventlog.Ref
 	for _, env := range starts[1].Input.Journal.Envelopes() {
 		if env.Type == eventlog.TypeToolCall {
@@ -221,6 +221,38 @@ func TestFastToolsRunAsLocalActivitiesWithTheirArgumentsInline(t *testing.T) {
 	}
 	require.Equal(t, []eventlog.Ref{"", "in:tool-1-1-1"}, refs)
 	require.Equal(t, "a1/1/1/c1", starts[1].Input.IdempotencyKey)
+}
+
+func TestToolArgumentsOverTheInlineBoundAreReadFromTheLog(t *testing.T) {
+	d := newDriver(t, signals.AgentOptions{Tools: []string{"slow"}, MaxParallelTools: 2})
+	d.followup("f1")
+	d.resume()
+	small := `{"q":"` + strings.Repeat("x", signals.MaxInlineArguments-8) + `"}`
+	large := `{"q":"` + strings.Repeat("x", signals.MaxInlineArguments-7) + `"}`
+	d.answerModel(signals.ModelOutput{FinishReason: eventlog.FinishToolCalls, ToolCalls: []eventlog.ToolCallRequest{
+		{ID: "c0", Name: "slow", Arguments: json.RawMessage(small)},
+		{ID: "c1", Name: "slow", Arguments: json.RawMessage(large)},
+	}})
+	starts := inFlight[StartTool](d)
+	require.Len(t, starts, 2)
+	require.Len(t, small, signals.MaxInlineArguments)
+	require.Equal(t, small, string(starts[0].Input.Arguments), "at the bound: inline")
+	require.Nil(t, starts[1].Input.Arguments, "past it: the activity reads the assistant message")
+	require.Positive(t, starts[1].Input.AssistantSeq, "which it names")
+	require.Zero(t, starts[0].Input.AssistantSeq, "inline arguments need no seq")
+}
+
+func TestToolCallWithoutArgumentsTravelsInlineAsRecorded(t *testing.T) {
+	d := newDriver(t, signals.AgentOptions{Tools: []string{"slow"}})
+	d.followup("f1")
+	d.resume()
+	d.answerModel(signals.ModelOutput{FinishReason: eventlog.FinishToolCalls, ToolCalls: []eventlog.ToolCallRequest{
+		{ID: "c0", Name: "slow"},
+	}})
+	st := take[StartTool](d)
+	msg := only[eventlog.AssistantMessage](d.events())
+	require.NotEmpty(t, st.Input.Arguments, "an empty input would read as \"from the log\", at seq 0")
+	require.Equal(t, string(msg[len(msg)-1].ToolCalls[0].Arguments), string(st.Input.Arguments), "what the log records")
 }
 
 func callIDs(cs []StartTool) []string {

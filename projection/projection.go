@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"time"
 
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/converter"
@@ -22,6 +23,11 @@ type sources struct {
 	inputs    map[string]json.RawMessage
 	local     map[string][]json.RawMessage // local tool results by call ID, oldest first
 	journal   []eventlog.Envelope
+	// For idle tails without a marker (idletail.go): the last workflow
+	// task's start, the last model activity completed, the open task.
+	taskAt    time.Time
+	lastModel string
+	task      task
 }
 
 // Projector rebuilds session logs from histories whose payloads its data
@@ -76,13 +82,17 @@ func (p Projector) newSources() *sources {
 
 // readRun indexes one run's history. Scheduled event IDs are per run.
 func (s *sources) readRun(events []*historypb.HistoryEvent) error {
-	s.scheduled = map[int64]string{}
+	s.scheduled, s.task, s.lastModel = map[int64]string{}, task{}, ""
 	for _, ev := range events {
-		if err := s.read(ev); err != nil {
+		err := s.track(ev)
+		if err == nil {
+			err = s.read(ev)
+		}
+		if err != nil {
 			return fmt.Errorf("history event %d (%s): %w", ev.GetEventId(), ev.GetEventType(), err)
 		}
 	}
-	return nil
+	return s.endTask()
 }
 
 func (s *sources) restore() ([]eventlog.Envelope, error) {

@@ -41,16 +41,24 @@ func (s *sources) read(ev *historypb.HistoryEvent) error {
 			return err
 		}
 		if next.Seed != nil { // the run's tail rides in the next run's input
-			s.journal = append(s.journal, next.Seed.Journal.Envelopes()...)
+			s.append(next.Seed.Journal)
 		}
 	case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED:
 		var res signals.AgentResult
 		if err := s.decode(ev.GetWorkflowExecutionCompletedEventAttributes().GetResult(), &res); err != nil {
 			return err
 		}
-		s.journal = append(s.journal, res.Journal.Envelopes()...)
+		s.append(res.Journal)
 	}
 	return nil
+}
+
+// append adds a journal a command carried into history.
+func (s *sources) append(j signals.Journal) {
+	if !j.IsZero() {
+		s.journaled()
+	}
+	s.journal = append(s.journal, j.Envelopes()...)
 }
 
 func (s *sources) started(in *commonpb.Payloads) error {
@@ -123,7 +131,7 @@ func (s *sources) activity(eventID int64, a *historypb.ActivityTaskScheduledEven
 	if err := json.Unmarshal(raw, &in); err != nil {
 		return err
 	}
-	s.journal = append(s.journal, in.Journal.Envelopes()...)
+	s.append(in.Journal)
 	return nil
 }
 
@@ -137,6 +145,9 @@ func (s *sources) completed(scheduledID int64, result *commonpb.Payloads) error 
 		return err
 	}
 	s.results[id] = raw
+	if _, _, ok := signals.ParseModelActivityID(id); ok {
+		s.lastModel = id
+	}
 	return nil
 }
 
@@ -151,7 +162,7 @@ func (s *sources) marker(a *historypb.MarkerRecordedEventAttributes) error {
 	if err := s.decode(a.GetDetails()["data"], &m); err != nil {
 		return err
 	}
-	s.journal = append(s.journal, m.Journal.Envelopes()...)
+	s.append(m.Journal)
 	return nil
 }
 

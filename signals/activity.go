@@ -61,15 +61,18 @@ type ModelInput struct {
 // ModelOutput is the result of ModelActivity; it is the assistant/message event.
 type ModelOutput = eventlog.AssistantMessage
 
-// ToolInput is the input of ToolActivity. The call's arguments are read from
-// the log (the assistant message at AssistantSeq), not copied here.
+// ToolInput is the input of ToolActivity. The call's arguments travel in it
+// when they are small (MaxInlineArguments) or the call runs as a local
+// activity; larger ones are read from the log (the assistant message at
+// AssistantSeq), not copied here.
 //
 // Its call_id, name and idempotency_key are the tool/call event's fields:
 // the journal refers to this input for that event instead of repeating them.
 type ToolInput struct {
 	// AssistantSeq is the seq of the assistant/message that asked for the
-	// call, in the activity's own workflow's log.
-	AssistantSeq int64  `json:"assistant_seq"`
+	// call, in the activity's own workflow's log, where the activity reads
+	// the arguments that do not travel inline (0 when they do).
+	AssistantSeq int64  `json:"assistant_seq,omitempty"`
 	CallID       string `json:"call_id"`
 	Name         string `json:"name"`
 	// IdempotencyKey is stable across retries, worker crashes and
@@ -81,13 +84,21 @@ type ToolInput struct {
 	// means DefaultAttempts. Attempts lost to faults (a worker that died, a
 	// server it lost) never count: see ToolFailure.
 	Attempts int32 `json:"attempts,omitempty"`
-	// Arguments are set only for a local activity, whose input Temporal
-	// does not write to history; a regular activity reads them from the log.
+	// Arguments are the call's arguments when they travel inline: always
+	// for a local activity (whose input Temporal does not write to
+	// history), up to MaxInlineArguments bytes for a regular one. Absent,
+	// the activity reads them from the log.
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	// MCP, when set, is the MCP server tool the call runs (Name is the
 	// model's name for it, MCPToolName).
 	MCP *MCPGrant `json:"mcp,omitempty"`
 }
+
+// MaxInlineArguments bounds the tool arguments a regular tool activity's
+// input carries. Arguments that small cost a few bytes of history, far
+// less than the activity's round trip to read them from the log; larger
+// ones are read from the log, so history holds them once.
+const MaxInlineArguments = 1 << 10
 
 // ToolOutput is the result of ToolActivity; it is the tool/result event.
 type ToolOutput = eventlog.ToolResult

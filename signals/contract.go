@@ -50,6 +50,9 @@ var (
 var (
 	StatusQuery = Query[struct{}, StatusView]{Name: "status"}
 	LogQuery    = Query[LogRequest, LogPage]{Name: "log"}
+	// FeedQuery asks the worker holding the agent where it streams the
+	// agent's model calls (LiveFeed); the answer is never in history.
+	FeedQuery = Query[struct{}, LiveFeed]{Name: "feed"}
 )
 
 // Message is a followup, steer or inject. ID is chosen by the sender (the

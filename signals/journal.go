@@ -12,7 +12,8 @@ import (
 // Journal is the compact history form of consecutive session events in
 // their stripped form (eventlog.Strip). Seq and time are given once for the
 // batch; each entry is a JSON array [type, ms after At, ref, data] with
-// trailing empty elements left out. Every session event is journaled into
+// trailing empty elements left out, and the data of the events every turn
+// records is itself an array of values (journalpack.go). Every session event is journaled into
 // history exactly once, so this is most of what Tether adds to a history
 // beyond the content itself: it is kept small.
 type Journal struct {
@@ -104,7 +105,7 @@ func (e JournalEntry) MarshalJSON() ([]byte, error) {
 	if c, ok := journalCodes[e.Type]; ok {
 		tag = c
 	}
-	parts := []any{tag, e.Delta, e.Ref, e.Data}
+	parts := []any{tag, e.Delta, e.Ref, packData(e.Type, e.Data)}
 	switch {
 	case len(e.Data) > 0:
 	case e.Ref != "":
@@ -140,7 +141,11 @@ func (e *JournalEntry) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if len(parts) > 3 {
-		e.Data = parts[3]
+		data, err := unpackData(e.Type, parts[3])
+		if err != nil {
+			return err
+		}
+		e.Data = data
 	}
 	return nil
 }

@@ -1,6 +1,10 @@
 package signals
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+)
 
 // The live token stream's wire contract: what a worker's stream endpoint
 // sends (Server-Sent Events whose data is a StreamEvent) and the errors both
@@ -30,6 +34,9 @@ const (
 	StreamDone StreamEventKind = "done"
 	// StreamError ends a stream or a subscription; see StreamEvent.Error.
 	StreamError StreamEventKind = "error"
+	// StreamCall opens a model call in an agent's feed: the call's chunks
+	// follow, then its done or error event, each naming the call.
+	StreamCall StreamEventKind = "call"
 )
 
 // Error texts of the error events a stream endpoint makes itself. They end
@@ -59,10 +66,45 @@ type StreamEvent struct {
 	// Error is set for StreamError. Unless it is StreamLagged, the
 	// attempt's partial output must be discarded.
 	Error string `json:"error,omitempty"`
+	// Call names the model call an event of an agent's feed belongs to;
+	// it is nil in a single call's stream and in the endpoint's own errors.
+	Call *CallRef `json:"call,omitempty"`
 }
 
-// Terminal reports whether e is the last event of its subscription.
-func (e StreamEvent) Terminal() bool { return e.Kind == StreamDone || e.Kind == StreamError }
+// CallRef names one attempt of one model call in an agent's feed.
+type CallRef struct {
+	Activity string `json:"activity"` // a ModelActivityID
+	Attempt  int32  `json:"attempt"`
+}
+
+// Terminal reports whether e is the last event of its subscription. A
+// feed's per-call done and error events end their call, not the feed.
+func (e StreamEvent) Terminal() bool {
+	return (e.Kind == StreamDone || e.Kind == StreamError) && e.Call == nil
+}
+
+// LiveFeed answers FeedQuery: where the worker holding the agent serves the
+// feed of the agent's model calls (every call it runs for the agent, one
+// after another, chunk by chunk) and the feed's capability token, and the
+// turn the next model call belongs to (the open turn, or the next one).
+// Like StreamLocator it is never written to history, and its printed and
+// logged forms leave the token out. URL is empty when the worker serves no
+// live streams.
+type LiveFeed struct {
+	URL   string `json:"url"`
+	Token string `json:"token"`
+	Turn  int    `json:"turn"`
+}
+
+// Format prints the feed without its token, whatever the verb.
+func (f LiveFeed) Format(s fmt.State, _ rune) {
+	fmt.Fprintf(s, "{URL:%s Token:%s Turn:%d}", f.URL, redacted(f.Token), f.Turn)
+}
+
+// LogValue logs the feed without its token, with any slog handler.
+func (f LiveFeed) LogValue() slog.Value {
+	return slog.GroupValue(slog.String("url", f.URL), slog.String("token", redacted(f.Token)), slog.Int("turn", f.Turn))
+}
 
 // Stream errors, answered over HTTP as 404, 429 and 503.
 var (

@@ -43,6 +43,8 @@ type run struct {
 	firstTurn  int   // the last turn before this run
 	attrs      attrState
 	obs        RunObserver // nil without a Config.Observer
+	snap       *snapshot
+	idleTail   bool // the run's config omits the marker of a plain idle tail
 }
 
 // Run is the workflow function: validate the input, register handlers,
@@ -63,7 +65,8 @@ func (a Agent) Run(ctx workflow.Context, in signals.AgentInput) (signals.AgentRe
 			return signals.AgentResult{}, temporal.NewNonRetryableApplicationError(err.Error(), errInvalidInput, err)
 		}
 	}
-	r := &run{cfg: cfg, opts: in.Options, in: in, hooks: enabledHooks(cfg, in.Options.Hooks), attrs: currentAttrs(ctx)}
+	r := &run{cfg: cfg, opts: in.Options, in: in, hooks: enabledHooks(cfg, in.Options.Hooks), attrs: currentAttrs(ctx),
+		idleTail: rc.IdleTail}
 	r.observe(ctx)
 	lc := loop.Config{AgentID: info.WorkflowExecution.ID, Options: in.Options, Modes: cfg.ToolModes,
 		Local: cfg.LocalTools, Rules: rc.rules(), MaxSeedBytes: cfg.MaxSeedBytes, StreamHooks: r.hooks.stream,
@@ -77,6 +80,8 @@ func (a Agent) Run(ctx workflow.Context, in signals.AgentInput) (signals.AgentRe
 	if a.observe != nil {
 		a.observe(r.loop)
 	}
+	r.snap = newSnapshot(ctx, cfg.Snapshots)
+	defer r.snap.forget()
 	// The first message is accepted before handlers are registered: updates
 	// buffered since the start are validated against a state that has it.
 	if in.First != nil {
@@ -131,6 +136,7 @@ func (r *run) step(ctx workflow.Context, q *queued) *end {
 	q.done, q.rd = true, rd
 	r.continuing = r.continuing && r.loop.Continuing()
 	r.syncWaiting(ctx)
+	r.snap.publish(r) // before the commands: an activity they start reads it
 	for _, cmd := range rd.Commands {
 		if end := r.exec(ctx, cmd); end != nil {
 			return end

@@ -23,8 +23,7 @@ type end struct {
 func (r *run) exec(ctx workflow.Context, cmd loop.Command) *end {
 	switch c := cmd.(type) {
 	case loop.WriteJournal:
-		r.journal(ctx, c.Journal)
-		r.syncAttrs(ctx)
+		r.writeJournal(ctx, c.Journal)
 		workflow.SetCurrentDetails(ctx, r.details("idle"))
 	case loop.Interrupt:
 		r.turn.interrupt()
@@ -112,7 +111,7 @@ func (r *run) outcome(_ workflow.Context, fut workflow.Future, f func(workflow.F
 }
 
 func (r *run) callModel(ctx workflow.Context, c loop.CallModel) {
-	actx := workflow.WithActivityOptions(r.turn.ctx(ctx), r.cfg.modelOptions(c.ActivityID, c.Summary))
+	actx := workflow.WithActivityOptions(r.turn.ctx(ctx), r.cfg.modelOptions(c.ActivityID, modelSummary(c)))
 	fut := workflow.ExecuteActivity(actx, signals.ModelActivity, c.Input)
 	r.outcome(ctx, fut, func(f workflow.Future) loop.Input {
 		var out signals.ModelOutput

@@ -153,6 +153,9 @@ func (r *run) queries(ctx workflow.Context) error {
 	}); err != nil {
 		return err
 	}
+	if err := r.feedQuery(ctx); err != nil {
+		return err
+	}
 	return workflow.SetQueryHandler(ctx, signals.LogQuery.Name, func(req signals.LogRequest) (signals.LogPage, error) {
 		return r.loop.Page(req), nil
 	})

@@ -73,6 +73,13 @@ type Config struct {
 	// Observer, when set, watches every run (traces, metrics, logs); it
 	// never changes what a run does.
 	Observer Observer
+	// Snapshots, when set, receives every run's session log in this worker
+	// process, for the activities it runs (see Snapshots). It never changes
+	// what the workflow records or how it replays.
+	Snapshots Snapshots
+	// Feeds, when set, says where this worker streams agents' model calls,
+	// for the feed query (see Feeds).
+	Feeds Feeds
 }
 
 // Defaults for Config fields left zero.

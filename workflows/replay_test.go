@@ -33,7 +33,9 @@ func TestRecordedHistoriesReplayToTheLogTheyJournaled(t *testing.T) {
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			var replayed *loop.Loop
-			agent := Agent{Config: Config{Hooks: hooks, DefaultHooks: enabled}, observe: func(l *loop.Loop) { replayed = l }}
+			published := &publishedLog{}
+			agent := Agent{Config: Config{Hooks: hooks, DefaultHooks: enabled, Snapshots: published},
+				observe: func(l *loop.Loop) { replayed = l }}
 			r := worker.NewWorkflowReplayer()
 			r.RegisterWorkflowWithOptions(agent.Run, workflow.RegisterOptions{Name: signals.AgentWorkflow})
 			hist := readHistory(t, f)
@@ -47,6 +49,9 @@ func TestRecordedHistoriesReplayToTheLogTheyJournaled(t *testing.T) {
 			exec := workflow.Execution{ID: agentID(journaled), RunID: "replayed"}
 			require.NoError(t, r.ReplayWorkflowHistoryWithOptions(nil, hist, worker.ReplayWorkflowHistoryOptions{OriginalExecution: exec}))
 			require.NotNil(t, replayed)
+			// A worker that replays the run (after a restart, an eviction)
+			// publishes the log it rebuilds, whole, for its activities.
+			require.Equal(t, wholeLog(replayed), published.events)
 			log := replayed.Page(signals.LogRequest{Limit: signals.DefaultLogPage}).Events
 			require.GreaterOrEqual(t, len(log), len(journaled))
 			for i, want := range journaled {
@@ -57,6 +62,28 @@ func TestRecordedHistoriesReplayToTheLogTheyJournaled(t *testing.T) {
 				require.JSONEq(t, string(want.Data), string(got.Data), "seq %d %s", want.Seq, want.Type)
 			}
 		})
+	}
+}
+
+// publishedLog keeps what a run publishes to its worker's Snapshots.
+type publishedLog struct{ events []eventlog.Envelope }
+
+func (p *publishedLog) Publish(_, _ string, page signals.LogPage) {
+	p.events = append(p.events, page.Events...)
+}
+
+func (p *publishedLog) Forget(_, _ string) {}
+
+// wholeLog reads l's log page by page, as an activity reads it.
+func wholeLog(l *loop.Loop) []eventlog.Envelope {
+	var out []eventlog.Envelope
+	for from := int64(0); ; {
+		page := l.Page(signals.LogRequest{From: from})
+		out = append(out, page.Events...)
+		if page.Next >= page.Len || len(page.Events) == 0 {
+			return out
+		}
+		from = page.Next
 	}
 }
 

@@ -25,6 +25,10 @@ type runConfig struct {
 	// Rules are the loop's rules (loop.Rules); absent in runs recorded
 	// before they were versioned, which follow loop.Rules1.
 	Rules int `json:"rules,omitempty"`
+	// IdleTail: the run writes no journal marker for a turn that ends
+	// with signals.IdleTail (see idletail.go); absent in runs recorded
+	// before, which always write it.
+	IdleTail bool `json:"idle_tail,omitempty"`
 	// Profiles decide whether a spawn starts a child or fails.
 	Profiles    map[string]signals.Profile `json:"profiles,omitempty"`
 	StreamHooks []string                   `json:"stream_hooks,omitempty"`
@@ -41,12 +45,13 @@ func recordRunConfig(ctx workflow.Context, cfg Config) (runConfig, error) {
 	current := runConfig{
 		MaxRunTurns: cfg.MaxRunTurns, MaxRunEvents: cfg.MaxRunEvents, MaxRunBytes: cfg.MaxRunBytes,
 		NoSearchAttributes: cfg.NoSearchAttributes, ToolModes: cfg.ToolModes, DefaultHooks: cfg.DefaultHooks,
-		LocalTools: cfg.LocalTools, Rules: int(loop.Latest), Profiles: cfg.Profiles, StreamHooks: cfg.StreamHooks,
-		Tools: cfg.Tools, Providers: cfg.Providers,
+		LocalTools: cfg.LocalTools, Rules: int(loop.Latest), IdleTail: true, Profiles: cfg.Profiles,
+		StreamHooks: cfg.StreamHooks, Tools: cfg.Tools, Providers: cfg.Providers,
 	}
 	if workflow.GetVersion(ctx, runConfigChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		current.LocalTools = nil // runs from before local tools ran every tool as an activity
-		current.Rules, current.Profiles, current.StreamHooks, current.Tools, current.Providers = 0, nil, nil, nil, nil
+		current.Rules, current.IdleTail, current.Profiles, current.StreamHooks = 0, false, nil, nil
+		current.Tools, current.Providers = nil, nil
 		return current, nil
 	}
 	err := workflow.SideEffect(ctx, func(workflow.Context) any { return current }).Get(&rc)

@@ -11,9 +11,19 @@
 // Because the locator names the worker, this works with any number of
 // workers.
 //
+// Every call's events also go to its agent's feed (feed.go): one stream of
+// all the calls the hub runs for the agent, each call framed and named, so
+// a client that subscribes before a turn (or names the turn soon enough)
+// sees every call in full, however short. A client learns the feed's URL
+// and token from the agent's feed query, which the worker holding the
+// agent answers (with eager dispatch, the worker that runs its calls).
+//
 // Access: each stream has a capability token of 256 random bits, minted by
 // Open and known only to the activity's heartbeat details, so only those
-// who may read the workflow may follow its model calls. The hub serves a
+// who may read the workflow may follow its model calls. Each feed has its
+// own, minted when the feed is made (again after it lingered out), known
+// only to the answers of the agent's feed query: queries are read access
+// and are never recorded, so a feed token never enters history. The hub serves a
 // stream only to a request bearing its token, compared in constant time,
 // and answers an unknown stream and a wrong token alike (404, at once).
 // Subscriptions are bounded for the whole hub and for each stream.

@@ -8,12 +8,15 @@ type (
 	EventKind = signals.StreamEventKind
 	// Event is what subscribers receive.
 	Event = signals.StreamEvent
+	// CallRef names a call in an agent's feed.
+	CallRef = signals.CallRef
 )
 
 const (
 	KindChunk = signals.StreamChunk
 	KindDone  = signals.StreamDone
 	KindError = signals.StreamError
+	KindCall  = signals.StreamCall
 
 	ErrorLagged    = signals.StreamLagged
 	ErrorReplaced  = signals.StreamReplaced

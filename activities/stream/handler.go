@@ -32,7 +32,46 @@ func (h *Hub) Handler() http.Handler {
 	// ServeMux matches the escaped path and unescapes wildcards, so an
 	// escaped "/" stays inside its segment.
 	mux.HandleFunc("GET "+pathPrefix+"{agent}/{run}/{activity}/{attempt}", h.serveStream)
+	mux.HandleFunc("GET "+feedPrefix+"{agent}", h.serveFeed)
 	return mux
+}
+
+// serveFeed serves an agent's feed at GET <FeedPath(agent)>?from=N or
+// ?turn=N (see SubscribeFeed), with the same refusals as a call's stream.
+// The response ends only when the subscription does.
+func (h *Hub) serveFeed(w http.ResponseWriter, r *http.Request) {
+	from, turn, err := parseFeedRequest(r)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	events, err := h.SubscribeFeed(ctx, r.PathValue("agent"), bearer(r), from, turn)
+	if err != nil {
+		refuse(w, err)
+		return
+	}
+	rc := http.NewResponseController(w)
+	if !startEvents(w, rc) || r.Method == http.MethodHead {
+		return
+	}
+	h.pipe(w, rc, events)
+}
+
+func parseFeedRequest(r *http.Request) (from int64, turn int, err error) {
+	q := r.URL.Query()
+	if v := q.Get("from"); v != "" {
+		if from, err = strconv.ParseInt(v, 10, 64); err != nil || from < 0 {
+			return 0, 0, fmt.Errorf("bad from %q", v)
+		}
+	}
+	if v := q.Get("turn"); v != "" {
+		if turn, err = strconv.Atoi(v); err != nil || turn < 0 {
+			return 0, 0, fmt.Errorf("bad turn %q", v)
+		}
+	}
+	return from, turn, nil
 }
 
 func (h *Hub) serveStream(w http.ResponseWriter, r *http.Request) {

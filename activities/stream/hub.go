@@ -96,13 +96,16 @@ type Hub struct {
 	mu       sync.Mutex
 	closed   bool
 	streams  map[Key]*stream
-	active   int      // subscriptions of the whole hub
-	expiries []expiry // finished streams, oldest first
+	feeds    map[string]*agentFeed // by agent
+	active   int                   // subscriptions of the whole hub
+	expiries []expiry              // finished streams and idle feeds, oldest first
 	sweeper  *time.Timer
 }
 
+// expiry is when a finished call's stream (s) or an idle feed (f) goes.
 type expiry struct {
 	s  *stream
+	f  *agentFeed
 	at time.Time
 }
 
@@ -112,13 +115,15 @@ func NewHub(opts HubOptions) *Hub {
 		opts:    opts.withDefaults(),
 		done:    make(chan struct{}),
 		streams: make(map[Key]*stream),
+		feeds:   make(map[string]*agentFeed),
 	}
 }
 
-// Open starts the stream of k under a fresh token. Opening a key that is
-// already open replaces the old stream: its subscribers get ErrorReplaced,
-// its Writer goes quiet and its token reads nothing more. After Close it
-// returns a Writer that discards everything.
+// Open starts the stream of k under a fresh token, and the call in its
+// agent's feed. Opening a key that is already open replaces the old stream:
+// its subscribers get ErrorReplaced, its Writer goes quiet and its token
+// reads nothing more. After Close it returns a Writer that discards
+// everything.
 func (h *Hub) Open(k Key) *Writer {
 	s := newStream(k, newToken(), h.opts.MaxEventsPerStream)
 	h.mu.Lock()
@@ -128,10 +133,12 @@ func (h *Hub) Open(k Key) *Writer {
 		return &Writer{hub: h, s: s}
 	}
 	h.sweepLocked(h.opts.Now())
-	if old := h.streams[k]; old != nil {
-		old.abort(ErrorReplaced)
+	if old := h.streams[k]; old != nil && old.abort(ErrorReplaced) && old.feed != nil {
+		old.feed.open--
+		h.idleLocked(old.feed)
 	}
 	h.streams[k] = s
+	h.openCallLocked(s)
 	return &Writer{hub: h, s: s}
 }
 
@@ -159,7 +166,10 @@ func (h *Hub) Close() {
 		for _, s := range h.streams {
 			s.abort(ErrorHubClosed)
 		}
-		h.streams, h.expiries = nil, nil
+		for _, f := range h.feeds {
+			f.s.abort(ErrorHubClosed)
+		}
+		h.streams, h.feeds, h.expiries = nil, nil, nil
 		if h.sweeper != nil {
 			h.sweeper.Stop()
 		}
@@ -202,11 +212,14 @@ func (h *Hub) attach(k Key, token string) (*stream, error) {
 // an unknown key costs the same comparison as a wrong token.
 var unknownStreamToken = newToken()
 
-// detach uncounts a subscription of s.
+// detach uncounts a subscription of s; a feed nobody uses starts lingering.
 func (h *Hub) detach(s *stream) {
 	h.mu.Lock()
 	h.active--
 	s.subscribers--
+	if s.self != nil {
+		h.idleLocked(s.self)
+	}
 	h.mu.Unlock()
 	h.subs.Done()
 }

@@ -31,6 +31,7 @@ func (w *Writer) Token() string { return w.s.token }
 func (w *Writer) Close(err error) {
 	if w.s.finish(err) {
 		w.hub.retire(w.s)
+		w.hub.callClosed(w.s.feed)
 	}
 }
 
@@ -43,6 +44,14 @@ type stream struct {
 	window int // events held at most
 
 	subscribers int // guarded by the hub's mu, not the stream's
+
+	// A call's stream forwards every event to its agent's feed, naming the
+	// call; both are set when it opens and never change. A feed's own
+	// stream has neither.
+	feed *agentFeed
+	call *CallRef
+	// self is the feed whose stream this is; nil for a call's stream.
+	self *agentFeed
 
 	mu       sync.Mutex
 	events   []Event // the window: events[i].Seq == first+i
@@ -64,6 +73,26 @@ func (s *stream) emit(c llm.Chunk) {
 		return
 	}
 	s.appendLocked(Event{Kind: KindChunk, Chunk: &c})
+	s.forwardLocked(Event{Kind: KindChunk, Chunk: &c})
+}
+
+// forwardLocked copies a call's event to its agent's feed while the call's
+// lock is held, so the feed has the call's events in the call's order.
+func (s *stream) forwardLocked(ev Event) {
+	if s.feed != nil {
+		ev.Call = s.call
+		s.feed.s.push(ev)
+	}
+}
+
+// push appends ev to a feed, which never finishes.
+func (s *stream) push(ev Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.aborted != "" {
+		return
+	}
+	s.appendLocked(ev)
 }
 
 // finish appends the terminal event and reports whether this call did.
@@ -78,20 +107,28 @@ func (s *stream) finish(err error) bool {
 		ev = Event{Kind: KindError, Error: err.Error()}
 	}
 	s.appendLocked(ev)
+	s.forwardLocked(ev)
 	s.finished = true
 	return true
 }
 
-// abort cuts every reader off with an error event and drops the window.
-func (s *stream) abort(reason string) {
+// abort cuts every reader off with an error event and drops the window. It
+// reports whether the stream was still open: a call's feed then gets the
+// error event too.
+func (s *stream) abort(reason string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.aborted != "" {
-		return
+		return false
+	}
+	open := !s.finished
+	if open {
+		s.forwardLocked(Event{Kind: KindError, Error: reason})
 	}
 	s.aborted = reason
 	s.events = nil
 	s.wakeLocked()
+	return open
 }
 
 func (s *stream) appendLocked(ev Event) {

@@ -1,8 +1,9 @@
 // Package streamfx serves live model chunks from the worker: the activities'
 // stream hub behind an HTTP endpoint (Server-Sent Events), over TLS when
-// configured. Each worker serves the streams of the model calls it runs;
-// clients find a call's stream URL and token in its activity's heartbeat
-// details, so several workers need no broker.
+// configured. Each worker serves the streams of the model calls it runs,
+// per call and per agent (a feed of all of an agent's calls); clients find
+// an agent's feed through the agent's feed query and a call's stream in its
+// activity's heartbeat details, so several workers need no broker.
 package streamfx
 
 import (

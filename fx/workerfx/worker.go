@@ -32,10 +32,13 @@ var Module = fx.Module("worker",
 	fx.Invoke(func(worker.Worker) {}),
 )
 
-// Activities are the activity structs, validated when the worker starts.
+// Activities are the activity structs, validated when the worker starts,
+// and the log reader they share, which the agent workflow publishes its
+// log into (workflows.Snapshots).
 type Activities struct {
 	Model *activities.Model
 	Tool  *activities.Tool
+	Log   *activities.LogReader
 }
 
 // ActivityParams are NewActivities' dependencies; live streams are optional.
@@ -62,6 +65,7 @@ func NewActivities(p ActivityParams) (Activities, error) {
 		Model: &activities.Model{Providers: p.Providers.ByName, DefaultProvider: p.Providers.Default, Tools: reg, Log: reader,
 			Streams: p.Streams, StreamHooks: map[string]activities.StreamHook{}, HeartbeatEvery: every},
 		Tool: &activities.Tool{Runner: reg, Log: reader, HeartbeatEvery: every, MCP: p.MCP},
+		Log:  reader,
 	}
 	for _, h := range p.StreamHooks {
 		a.Model.StreamHooks[h.Name] = h
@@ -155,6 +159,10 @@ func New(p Params) worker.Worker {
 	cfg.Tools = append(cfg.Tools, p.ToolNames...)
 	slices.Sort(cfg.Tools)
 	cfg.Observer = p.Observer
+	cfg.Snapshots = p.Activities.Log
+	if f, ok := p.Activities.Model.Streams.(workflows.Feeds); ok {
+		cfg.Feeds = f
+	}
 	cfg.Profiles = map[string]signals.Profile{}
 	for _, pr := range p.Profiles {
 		cfg.Profiles[pr.Name] = pr.Profile

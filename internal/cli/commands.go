@@ -85,7 +85,7 @@ func start(ctx context.Context, e env, args []string) error {
 	e.printf("%s\n", h.ID)
 	switch {
 	case *live:
-		return streamUntilIdle(ctx, e, h)
+		return streamUntilIdle(ctx, e, h, 1)
 	case *waitIdle:
 		return waitAndPrint(ctx, e, h)
 	}
@@ -138,6 +138,12 @@ func message(op send, name string) command {
 		if !*noAck {
 			opts = append(opts, agent.Acknowledged())
 		}
+		turn := 0
+		if *live { // before sending: a quick turn may be over before we look
+			if turn, err = nextTurn(ctx, h); err != nil {
+				return err
+			}
+		}
 		ack, err := op(h, ctx, pos[1], opts...)
 		switch {
 		case errors.Is(err, signals.ErrDuplicateID):
@@ -149,7 +155,7 @@ func message(op send, name string) command {
 		}
 		e.printf("%s\n", ack.MessageID)
 		if *live {
-			return streamUntilIdle(ctx, e, h)
+			return streamUntilIdle(ctx, e, h, turn)
 		}
 		return nil
 	}

@@ -2,18 +2,24 @@ package cli
 
 import (
 	"context"
+	"sync"
+	"time"
 
 	"github.com/tetherdev/tether/agent"
 )
 
-// streamUntilIdle prints the agent's tokens as they arrive until it is idle
-// again, then the outcome of its last turn.
-func streamUntilIdle(ctx context.Context, e env, h *agent.Handle) error {
+// streamUntilIdle prints the agent's tokens, from the first model call of
+// turn on, as they arrive until it is idle again and every call it saw
+// start has ended (a call's last chunks may arrive just after the agent
+// went idle), then the outcome of its last turn.
+func streamUntilIdle(ctx context.Context, e env, h *agent.Handle, turn int) error {
 	tctx, stop := context.WithCancel(ctx)
+	defer stop()
+	var calls openCalls
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		for ev, err := range h.Tokens(tctx) {
+		for ev, err := range h.Tokens(tctx, agent.FromTurn(turn)) {
 			if err != nil {
 				if tctx.Err() == nil { // not just the end of the wait
 					e.printf("\n[live tokens unavailable: %v]\n", err)
@@ -21,9 +27,19 @@ func streamUntilIdle(ctx context.Context, e env, h *agent.Handle) error {
 				return
 			}
 			printToken(e, ev)
+			if calls.track(ev) {
+				return
+			}
 		}
 	}()
 	st, err := h.WaitIdle(ctx)
+	if calls.idle() {
+		stop()
+	}
+	select {
+	case <-done:
+	case <-time.After(tailGrace):
+	}
 	stop()
 	<-done
 	if err != nil {
@@ -31,6 +47,46 @@ func streamUntilIdle(ctx context.Context, e env, h *agent.Handle) error {
 	}
 	e.printf("\n── %s after turn %d ──\n", st.Status, st.Turn)
 	return nil
+}
+
+// tailGrace bounds the wait for the last chunks once the agent is idle.
+const tailGrace = 2 * time.Second
+
+// openCalls counts the model calls whose tokens started and did not end,
+// and whether the agent went idle.
+type openCalls struct {
+	mu      sync.Mutex
+	started map[[3]int]bool
+	open    int
+	settled bool
+}
+
+// track counts ev and reports whether the stream is complete: the agent is
+// idle and no call is open.
+func (c *openCalls) track(ev agent.TokenEvent) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	key := [3]int{ev.Turn, ev.Step, int(ev.Attempt)}
+	if c.started == nil {
+		c.started = map[[3]int]bool{}
+	}
+	if !c.started[key] {
+		c.started[key] = true
+		c.open++
+	}
+	if ev.Kind != agent.TokenChunk { // done, or reset: a retry or a resumed feed opens it again
+		c.open--
+		c.started[key] = false
+	}
+	return c.settled && c.open == 0
+}
+
+// idle records that the agent is idle and reports whether no call is open.
+func (c *openCalls) idle() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.settled = true
+	return c.open == 0
 }
 
 func printToken(e env, ev agent.TokenEvent) {
@@ -45,4 +101,17 @@ func printToken(e env, ev agent.TokenEvent) {
 	case agent.TokenDone:
 		e.printf("\n")
 	}
+}
+
+// nextTurn is the turn a message sent now is streamed from: the open turn
+// (a steer joins it, a followup queues behind it), or the next one.
+func nextTurn(ctx context.Context, h *agent.Handle) (int, error) {
+	st, err := h.Status(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if st.InTurn {
+		return st.Turn, nil
+	}
+	return st.Turn + 1, nil
 }

@@ -47,11 +47,12 @@ type Options struct {
 }
 
 const (
-	defaultNamespace = "default"
-	defaultIP        = "127.0.0.1"
-	defaultLogLevel  = "error"
-	clusterName      = "active"
-	storeName        = "sqlite-default"
+	defaultNamespace    = "default"
+	defaultIP           = "127.0.0.1"
+	defaultLogLevel     = "error"
+	clusterName         = "active"
+	storeName           = "sqlite-default"
+	visibilityStoreName = "sqlite-visibility"
 	// readyTimeout bounds Start when its context has no deadline.
 	readyTimeout = time.Minute
 )
@@ -121,14 +122,14 @@ func (p ports) byService() map[primitives.ServiceName]int {
 func hostPort(ip string, port int) string { return net.JoinHostPort(ip, strconv.Itoa(port)) }
 
 // serverConfig is a single-node cluster with one history shard.
-func serverConfig(o Options, p ports, store *config.SQL) *config.Config {
+func serverConfig(o Options, p ports, st stores) *config.Config {
 	var c config.Config
 	c.Global.Membership.MaxJoinDuration = 30 * time.Second
 	c.Global.Membership.BroadcastAddress = o.IP
 	c.Persistence.DefaultStore = storeName
-	c.Persistence.VisibilityStore = storeName
+	c.Persistence.VisibilityStore = visibilityStoreName
 	c.Persistence.NumHistoryShards = 1
-	c.Persistence.DataStores = map[string]config.DataStore{storeName: {SQL: store}}
+	c.Persistence.DataStores = map[string]config.DataStore{storeName: {SQL: st.main}, visibilityStoreName: {SQL: st.visibility}}
 	c.ClusterMetadata = &cluster.Config{
 		FailoverVersionIncrement: 10,
 		MasterClusterName:        clusterName,
@@ -166,17 +167,27 @@ func staticHosts(ip string, p ports) map[primitives.ServiceName]static.Hosts {
 	return hosts
 }
 
-// dynamicConfig is our defaults with extra merged over them.
+// dynamicConfig is our defaults with extra merged over them. Besides
+// laptop sizing they are tuned for latency: a turn should cost the
+// workflow tasks and activities it needs and no further hop.
 func dynamicConfig(extra map[string]any) dynamicconfig.StaticClient {
 	dc := dynamicconfig.StaticClient{
+		// Activities a workflow task schedules come back in the response to
+		// that task, to the worker holding the workflow and its log
+		// snapshot: no trip through matching, no log query. On by default
+		// in this release; stated because Tether's latency rests on it.
+		dynamicconfig.EnableActivityEagerExecution.Key(): true,
+		// A start from a client that hosts a worker gets its first
+		// workflow task in the response (the client asks for it).
+		dynamicconfig.EnableEagerWorkflowStart.Key(): true,
+		// One partition per task queue: on a single node more only add a
+		// hop, tasks and polls forwarded between partitions.
+		dynamicconfig.MatchingNumTaskqueueReadPartitions.Key():  1,
+		dynamicconfig.MatchingNumTaskqueueWritePartitions.Key(): 1,
 		// The UI lists workflows often; the default of 10/s throttles it.
 		dynamicconfig.FrontendMaxNamespaceVisibilityRPSPerInstance.Key(): 100,
 		// A laptop-sized mutable state cache (default 128k entries).
 		dynamicconfig.HistoryCacheHostLevelMaxSize.Key(): 8096,
-		// Search attributes added to an existing namespace take effect at once
-		// instead of after each service's namespace cache refresh. Costs one
-		// namespace read per mapping, which SQLite on a laptop absorbs.
-		dynamicconfig.ForceSearchAttributesCacheRefreshOnRead.Key(): true,
 	}
 	for k, v := range extra {
 		dc[dynamicconfig.MakeKey(k)] = v

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/server/common/dynamicconfig"
+	"go.temporal.io/server/common/log"
 
 	"github.com/tetherdev/tether/signals"
 )
@@ -25,6 +26,8 @@ func TestDynamicConfigMergesOverDefaults(t *testing.T) {
 	require.Equal(t, 5, dc[dynamicconfig.FrontendMaxNamespaceVisibilityRPSPerInstance.Key()])
 	require.Equal(t, 40, dc[dynamicconfig.HistoryCountSuggestContinueAsNew.Key()])
 	require.Equal(t, 8096, dc[dynamicconfig.HistoryCacheHostLevelMaxSize.Key()])
+	require.Equal(t, 1, dc[dynamicconfig.MatchingNumTaskqueueReadPartitions.Key()])
+	require.Equal(t, true, dc[dynamicconfig.EnableActivityEagerExecution.Key()])
 }
 
 func TestOptionsDefaultsAndValidation(t *testing.T) {
@@ -42,4 +45,13 @@ func TestOptionsDefaultsAndValidation(t *testing.T) {
 		_, err := bad.withDefaults()
 		require.Error(t, err, name)
 	}
+}
+
+func TestSearchAttributeCachesReadThroughOnlyAfterAttributesWereAdded(t *testing.T) {
+	dc := &dynamicClient{static: dynamicConfig(nil)}
+	force := dynamicconfig.ForceSearchAttributesCacheRefreshOnRead.Get(dynamicconfig.NewCollection(dc, log.NewNoopLogger()))
+	require.False(t, force(), "a fresh namespace has its attributes: caches are enough")
+	dc.force.Store(true)
+	require.True(t, force(), "attributes added to an existing database take effect at once")
+	require.Equal(t, 1, dc.GetValue(dynamicconfig.MatchingNumTaskqueueReadPartitions.Key())[0].Value)
 }

@@ -8,10 +8,14 @@
 // the PostgreSQL-backed server of scripts/cluster/run, borrows its Web UI
 // and port picking (shared.go).
 //
-// Storage: with Options.DataDir set, state lives in DataDir/temporal.db (WAL
-// journal) next to a version stamp naming the server release that created
-// it, so open workflows survive a restart. With DataDir empty, each Start
-// gets a fresh, uniquely named in-memory database. The data directory holds
+// Storage: with Options.DataDir set, state lives in DataDir/temporal.db and
+// visibility in DataDir/visibility.db (WAL journals) next to a version stamp
+// naming the server release that created them, so open workflows survive a
+// restart; a data dir made before visibility.db keeps visibility in
+// temporal.db. With DataDir empty, each Start gets fresh, uniquely named
+// in-memory databases. Visibility has a database of its own because the
+// SQLite plugin gives each database a single connection that all services
+// share: search attribute upserts would otherwise queue workflow tasks. The data directory holds
 // every agent's conversation, so it is private to the user: created 0700,
 // the database (with its WAL files), stamp and lock 0600. An existing
 // directory that is more open is tightened when it holds nothing but the
@@ -27,6 +31,11 @@
 //     services are static hosts on loopback-chosen ports);
 //   - run two servers on one DataDir at the same time;
 //   - be used as, or tuned into, a production deployment.
+//
+// Tuning: besides sizing for a laptop, its dynamic config is set for
+// latency (config.go): eager activity dispatch, eager workflow start and
+// one partition per task queue, so a turn costs the workflow tasks and
+// activities it needs and no further hop.
 //
 // Invariants: Start returns only once the frontend answers DescribeNamespace
 // for Options.Namespace with every requested search attribute registered;

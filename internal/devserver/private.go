@@ -15,9 +15,11 @@ const (
 	privateFileMode = 0o600
 )
 
-// serverFiles are the files the server keeps in DataDir: the database with
-// its WAL journal and shared-memory index, the version stamp and the lock.
+// serverFiles are the files the server keeps in DataDir: the databases
+// with their WAL journals and shared-memory indexes, the version stamp and
+// the lock.
 var serverFiles = []string{
 	dbFileName, dbFileName + "-wal", dbFileName + "-shm", dbFileName + "-journal",
+	visFileName, visFileName + "-wal", visFileName + "-shm", visFileName + "-journal",
 	stampFileName, lockFileName,
 }

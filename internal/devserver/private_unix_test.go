@@ -42,8 +42,8 @@ func TestDataDirAndEveryServerFileArePrivateToTheUser(t *testing.T) {
 		names = append(names, e.Name())
 		requireMode(t, filepath.Join(dir, e.Name()), 0o600)
 	}
-	require.Subset(t, names, []string{dbFileName, dbFileName + "-wal", dbFileName + "-shm", stampFileName, lockFileName},
-		"the database, its WAL files, the stamp and the lock were all checked")
+	require.Subset(t, names, []string{dbFileName, dbFileName + "-wal", dbFileName + "-shm", visFileName, stampFileName, lockFileName},
+		"the databases, their WAL files, the stamp and the lock were all checked")
 }
 
 func TestOpenDataDirOfAnEarlierReleaseIsTightened(t *testing.T) {
@@ -58,7 +58,9 @@ func TestOpenDataDirOfAnEarlierReleaseIsTightened(t *testing.T) {
 	}
 
 	require.NoError(t, makePrivateDir(dir))
-	require.NoError(t, prepareDataDir(dir, sqlConfig(dir)))
+	separate, err := prepareDataDir(dir, stores{main: sqlConfig(dir), visibility: visibilityConfig(dir)})
+	require.NoError(t, err)
+	require.False(t, separate, "a data dir made before keeps visibility in temporal.db")
 
 	requireMode(t, dir, 0o700)
 	for name := range files {

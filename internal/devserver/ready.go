@@ -25,7 +25,7 @@ func (s *Server) ready(ctx context.Context, want map[string]enumspb.IndexedValue
 		return err
 	}
 	defer c.Close()
-	return ensureSearchAttributes(ctx, c.OperatorService(), s.namespace, want)
+	return ensureSearchAttributes(ctx, c.OperatorService(), s.namespace, want, s.dc)
 }
 
 func dialReady(ctx context.Context, hostPort, namespace string) (client.Client, error) {
@@ -51,11 +51,13 @@ func dialReady(ctx context.Context, hostPort, namespace string) (client.Client, 
 	}
 }
 
-func ensureSearchAttributes(ctx context.Context, op operatorservice.OperatorServiceClient, namespace string, want map[string]enumspb.IndexedValueType) error {
+func ensureSearchAttributes(ctx context.Context, op operatorservice.OperatorServiceClient, namespace string,
+	want map[string]enumspb.IndexedValueType, dc *dynamicClient) error {
 	missing, err := missingSearchAttributes(ctx, op, namespace, want)
 	if err != nil || len(missing) == 0 {
 		return err
 	}
+	dc.force.Store(true) // before the caches could take the old attributes
 	if _, err := op.AddSearchAttributes(ctx, &operatorservice.AddSearchAttributesRequest{
 		Namespace:        namespace,
 		SearchAttributes: missing,

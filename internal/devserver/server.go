@@ -18,6 +18,7 @@ import (
 // Its methods are safe for concurrent use.
 type Server struct {
 	srv       temporal.Server
+	dc        *dynamicClient
 	logLevel  zap.AtomicLevel
 	ui        *webUI
 	hostPort  string
@@ -65,19 +66,20 @@ func start(ctx context.Context, o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	store, err := openStore(o)
+	st, err := openStores(o)
 	if err != nil {
 		return nil, err
 	}
 	logger, logLevel := serverLogger(o.LogLevel)
-	srv, err := newTemporal(o, p, store, logger)
+	dc := &dynamicClient{static: dynamicConfig(o.DynamicConfig)}
+	srv, err := newTemporal(o, p, st, dc, logger)
 	if err != nil {
 		return nil, fmt.Errorf("build temporal server: %w", err)
 	}
 	if err := srv.Start(); err != nil {
 		return nil, fmt.Errorf("start temporal server: %w", err)
 	}
-	s := &Server{srv: srv, logLevel: logLevel, hostPort: hostPort(o.IP, p.frontend), namespace: o.Namespace}
+	s := &Server{srv: srv, dc: dc, logLevel: logLevel, hostPort: hostPort(o.IP, p.frontend), namespace: o.Namespace}
 	if err := s.ready(ctx, o.SearchAttributes); err != nil {
 		return nil, errors.Join(err, s.Stop())
 	}
@@ -89,8 +91,8 @@ func start(ctx context.Context, o Options) (*Server, error) {
 	return s, nil
 }
 
-func newTemporal(o Options, p ports, store *config.SQL, logger log.Logger) (temporal.Server, error) {
-	conf := serverConfig(o, p, store)
+func newTemporal(o Options, p ports, st stores, dc *dynamicClient, logger log.Logger) (temporal.Server, error) {
+	conf := serverConfig(o, p, st)
 	authorizer, err := authorization.GetAuthorizerFromConfig(&conf.Global.Authorization)
 	if err != nil {
 		return nil, err
@@ -106,7 +108,7 @@ func newTemporal(o Options, p ports, store *config.SQL, logger log.Logger) (temp
 		temporal.WithLogger(logger),
 		temporal.WithAuthorizer(authorizer),
 		temporal.WithClaimMapper(func(*config.Config) authorization.ClaimMapper { return claimMapper }),
-		temporal.WithDynamicConfigClient(dynamicConfig(o.DynamicConfig)),
+		temporal.WithDynamicConfigClient(dc),
 	)
 }
 

@@ -18,6 +18,7 @@ import (
 
 const (
 	dbFileName    = "temporal.db"
+	visFileName   = "visibility.db"
 	stampFileName = "temporal.version"
 	lockFileName  = "lock"
 )
@@ -33,32 +34,53 @@ var ErrIncompatibleDataDir = errors.New("incompatible dev server data dir")
 
 var memoryDBSeq atomic.Uint64
 
-// openStore returns the SQLite store for o with its schema and namespace in
-// place.
-func openStore(o Options) (*config.SQL, error) {
-	cfg := sqlConfig(o.DataDir)
+// stores are a server's SQLite databases: executions (history, tasks,
+// namespaces) and visibility, which may be the same.
+//
+// They are two where the server makes them (in memory, and data dirs it
+// creates): the plugin gives each database one connection, which every
+// service shares, so a visibility write (each search attribute upsert, a
+// few milliseconds of SQL) would otherwise hold up the next workflow task
+// behind it. A data dir made before keeps its single database.
+type stores struct {
+	main, visibility *config.SQL
+}
+
+// openStores returns the SQLite stores for o with their schema and
+// namespace in place.
+func openStores(o Options) (stores, error) {
+	st := stores{main: sqlConfig(o.DataDir), visibility: visibilityConfig(o.DataDir)}
 	if o.DataDir != "" {
-		if err := prepareDataDir(o.DataDir, cfg); err != nil {
-			return nil, err
+		separate, err := prepareDataDir(o.DataDir, st)
+		if err != nil {
+			return stores{}, err
+		}
+		if !separate {
+			st.visibility = st.main
 		}
 	}
 	ns, err := sqliteschema.NewNamespaceConfig(clusterName, o.Namespace, false, o.SearchAttributes)
 	if err != nil {
-		return nil, fmt.Errorf("namespace %s config: %w", o.Namespace, err)
+		return stores{}, fmt.Errorf("namespace %s config: %w", o.Namespace, err)
 	}
 	// A no-op when the namespace exists; search attributes it lacks are
 	// added through the operator service once the server runs.
-	if err := sqliteschema.CreateNamespaces(cfg, ns); err != nil {
-		return nil, fmt.Errorf("create namespace %s: %w", o.Namespace, err)
+	if err := sqliteschema.CreateNamespaces(st.main, ns); err != nil {
+		return stores{}, fmt.Errorf("create namespace %s: %w", o.Namespace, err)
 	}
-	return cfg, nil
+	return st, nil
 }
 
 // sqlConfig is an in-memory database with a unique name when dataDir is
 // empty, else DataDir/temporal.db in WAL mode. Attributes other than
 // mode/cache/... become "_pragma=key=value"; the pragma names take no
 // leading underscore (SQLite ignores "_journal_mode").
-func sqlConfig(dataDir string) *config.SQL {
+func sqlConfig(dataDir string) *config.SQL { return fileConfig(dataDir, dbFileName) }
+
+// visibilityConfig is sqlConfig for the visibility database.
+func visibilityConfig(dataDir string) *config.SQL { return fileConfig(dataDir, visFileName) }
+
+func fileConfig(dataDir, file string) *config.SQL {
 	if dataDir == "" {
 		return &config.SQL{
 			PluginName:        sqliteplugin.PluginName,
@@ -68,7 +90,7 @@ func sqlConfig(dataDir string) *config.SQL {
 	}
 	return &config.SQL{
 		PluginName:   sqliteplugin.PluginName,
-		DatabaseName: filepath.Join(dataDir, dbFileName),
+		DatabaseName: filepath.Join(dataDir, file),
 		ConnectAttributes: map[string]string{
 			"mode":         "rwc",
 			"journal_mode": "wal",
@@ -78,35 +100,41 @@ func sqlConfig(dataDir string) *config.SQL {
 	}
 }
 
-// prepareDataDir creates a fresh database with its stamp in dir (which
-// Start made private), or checks the stamp of an existing database. The
-// server's files are made private once the stamp is known to be good: the
-// files of a refused database are left as they were found.
-func prepareDataDir(dir string, cfg *config.SQL) error {
-	_, err := os.Stat(cfg.DatabaseName)
+// prepareDataDir creates fresh databases with their stamp in dir (which
+// Start made private), or checks the stamp of existing ones, and reports
+// whether visibility has a database of its own (not in data dirs made
+// before it had). The server's files are made private once the stamp is
+// known to be good: the files of a refused database are left as they were
+// found.
+func prepareDataDir(dir string, st stores) (separate bool, err error) {
+	_, err = os.Stat(st.main.DatabaseName)
 	switch {
 	case err == nil:
 		if err := checkStamp(dir); err != nil {
-			return err
+			return false, err
 		}
-		return makePrivateFiles(dir)
+		_, err := os.Stat(st.visibility.DatabaseName)
+		return err == nil, makePrivateFiles(dir)
 	case !errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("stat database: %w", err)
+		return false, fmt.Errorf("stat database: %w", err)
 	}
 	if err := makePrivateFiles(dir); err != nil {
-		return err
+		return false, err
 	}
 	// Stamp first: a database without a stamp is refused, never guessed at.
 	if err := writeStamp(dir); err != nil {
-		return err
+		return false, err
 	}
-	if err := createPrivateFile(cfg.DatabaseName); err != nil {
-		return err
+	// Visibility first: a data dir with temporal.db is complete.
+	for _, cfg := range []*config.SQL{st.visibility, st.main} {
+		if err := createPrivateFile(cfg.DatabaseName); err != nil {
+			return false, err
+		}
+		if err := sqliteschema.SetupSchema(cfg); err != nil {
+			return false, fmt.Errorf("create schema in %s (delete the incomplete file before retrying): %w", cfg.DatabaseName, err)
+		}
 	}
-	if err := sqliteschema.SetupSchema(cfg); err != nil {
-		return fmt.Errorf("create schema in %s (delete the incomplete file before retrying): %w", cfg.DatabaseName, err)
-	}
-	return nil
+	return true, nil
 }
 
 func checkStamp(dir string) error {
