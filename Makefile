@@ -5,10 +5,10 @@ STATICCHECK   = honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 # Packages holding the loop's logic run under the race detector; the
 # server-backed packages link the embedded Temporal server once each.
-RACE_PKGS   = ./codec/... ./eventlog/... ./signals/... ./loop/... ./workflows/... ./hook/... ./activities/... ./agent/... ./projection/... ./internal/cli/...
-SERVER_PKGS = ./e2e/... ./internal/devserver/... ./internal/deps/... ./fx/... ./cmd/...
+RACE_PKGS   = ./codec/... ./eventlog/... ./signals/... ./loop/... ./workflows/... ./hook/... ./activities/... ./agent/... ./projection/... ./internal/cli/... ./bench/workload/...
+SERVER_PKGS = ./e2e/... ./internal/devserver/... ./internal/deps/... ./internal/cluster/... ./fx/... ./cmd/...
 
-.PHONY: test check unit server demo bench bench-long fuzz
+.PHONY: test check unit server demo bench bench-long fuzz cluster
 
 test: check unit server
 
@@ -22,7 +22,7 @@ unit:
 	$(GO) test -race -count=1 $(RACE_PKGS)
 
 server:
-	$(GO) test -count=1 $(SERVER_PKGS)
+	$(GO) test -count=1 -timeout 30m $(SERVER_PKGS)
 
 demo:
 	$(GO) run ./cmd/worker --demo
@@ -50,3 +50,9 @@ bench:
 
 bench-long:
 	$(GO) test -run '^$$' -bench 'LongLivedAgent' -benchtime 1x -count 1 -timeout 60m ./bench/...
+
+# Tether on a real Temporal cluster on PostgreSQL with two workers, and the
+# 1,000-agent benchmark with a worker killed halfway (scripts/cluster/run;
+# not part of test: ~10 minutes, installs PostgreSQL if missing).
+cluster:
+	scripts/cluster/run

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
@@ -251,17 +253,42 @@ func query[In, Out any](ctx context.Context, h *Handle, q signals.Query[In, Out]
 	return queryRun(ctx, h, "", q, in)
 }
 
-// queryRun asks one run ("" = the latest).
+// queryRun asks one run ("" = the latest). A run whose first workflow
+// task has not completed (a busy or restarting worker) has run none of its
+// code, so it knows no query yet: it is asked again for up to
+// queryNotReadyWait.
 func queryRun[In, Out any](ctx context.Context, h *Handle, runID string, q signals.Query[In, Out], in In) (Out, error) {
 	var out Out
-	v, err := h.c.QueryWorkflow(ctx, h.ID, runID, q.Name, in)
-	if err == nil {
-		err = v.Get(&out)
+	deadline := time.Now().Add(queryNotReadyWait)
+	for pause := 20 * time.Millisecond; ; pause = min(2*pause, time.Second) {
+		v, err := h.c.QueryWorkflow(ctx, h.ID, runID, q.Name, in)
+		if err == nil {
+			err = v.Get(&out)
+		}
+		if err == nil {
+			return out, nil
+		}
+		if !notReady(err, q.Name) || time.Now().Add(pause).After(deadline) {
+			return out, h.mapErr(ctx, q.Name, err)
+		}
+		select {
+		case <-ctx.Done():
+			return out, h.mapErr(ctx, q.Name, err)
+		case <-time.After(pause):
+		}
 	}
-	if err != nil {
-		return out, h.mapErr(ctx, q.Name, err)
-	}
-	return out, nil
+}
+
+// queryNotReadyWait bounds how long a query waits for a run to register
+// its handlers.
+const queryNotReadyWait = 15 * time.Second
+
+// notReady reports the SDK's answer of a run that has not registered
+// query name: its workflow function has not run yet.
+func notReady(err error, name string) bool {
+	var qf *serviceerror.QueryFailed
+	var wnr *serviceerror.WorkflowNotReady
+	return errors.As(err, &wnr) || errors.As(err, &qf) && strings.Contains(qf.Message, "unknown queryType "+name+".")
 }
 
 // mapErr turns Temporal errors into this package's typed errors: a missing

@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -14,41 +13,16 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/tetherdev/tether/activities"
-	"github.com/tetherdev/tether/activities/llm"
 	"github.com/tetherdev/tether/activities/scripted"
 	"github.com/tetherdev/tether/activities/tools"
 	"github.com/tetherdev/tether/agent"
-	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/bench/workload"
 	"github.com/tetherdev/tether/fx/temporalfx"
 	"github.com/tetherdev/tether/fx/workerfx"
 	"github.com/tetherdev/tether/projection"
 	"github.com/tetherdev/tether/signals"
 	"github.com/tetherdev/tether/workflows"
 )
-
-// workloadModel is the bar's workload: each turn the model calls a tool
-// (which returns 2 KB), then answers 400 characters.
-type workloadModel struct{}
-
-func (workloadModel) Complete(_ context.Context, req llm.Request) (eventlog.AssistantMessage, error) {
-	last := req.Messages[len(req.Messages)-1]
-	if last.Role == eventlog.RoleUser {
-		return eventlog.AssistantMessage{FinishReason: eventlog.FinishToolCalls, ToolCalls: []eventlog.ToolCallRequest{{
-			ID: fmt.Sprintf("call_%d", len(req.Messages)), Name: req.Tools[0].Name, Arguments: []byte(`{}`),
-		}}}, nil
-	}
-	text := fmt.Sprintf("answer after %d messages: ", len(req.Messages))
-	return eventlog.AssistantMessage{Text: text + strings.Repeat("a", 400-len(text)), FinishReason: eventlog.FinishStop}, nil
-}
-
-// fetchTool returns 2 KB. "fetch" runs as a regular activity (a tool that
-// does I/O); "read" is the same as a fast local tool, like the built-in
-// read_file.
-func fetchTool(name string, local bool) tools.Tool {
-	return tools.Tool{Name: name, Description: "Fetch 2 KB.", Local: local, Idempotent: true, Run: func(_ context.Context, c tools.Call) (tools.Result, error) {
-		return tools.Result{Content: strings.Repeat(c.CallID+" ", 2048/(len(c.CallID)+1)+1)[:2048]}, nil
-	}}
-}
 
 // server starts an embedded server with one worker running the workload.
 func server(b *testing.B) (*temporaltest.TestServer, *agent.Client) {
@@ -63,15 +37,15 @@ func server(b *testing.B) (*temporaltest.TestServer, *agent.Client) {
 		Namespace: ts.GetDefaultNamespace(), SearchAttributes: attrs}); err != nil {
 		b.Fatal(err)
 	}
-	reg, _ := tools.NewRegistry(fetchTool("fetch", false), fetchTool("read", true))
+	reg, _ := tools.NewRegistry(workload.Tool(workload.Fetch, false), workload.Tool(workload.Read, true))
 	//lint:ignore SA1019 the build ID as cmd/worker records it (fx/workerfx)
 	opts := worker.Options{BuildID: workerfx.BuildID()}
 	reader := activities.NewLogReader(activities.WorkflowLog{Client: c}, 0)
 	ts.NewWorkerWithOptions(signals.TaskQueue, func(r worker.Registry) {
 		workflows.Register(r, workerfx.WorkflowConfig(workflows.Config{}, nil, reg))
 		activities.Register(r,
-			&activities.Model{Providers: map[string]activities.Provider{"bench": workloadModel{}, scripted.Name: scripted.Provider{}},
-				DefaultProvider: "bench", Tools: reg, Log: reader},
+			&activities.Model{Providers: map[string]activities.Provider{workload.Provider: workload.Model{}, scripted.Name: scripted.Provider{}},
+				DefaultProvider: workload.Provider, Tools: reg, Log: reader},
 			&activities.Tool{Runner: reg, Log: reader})
 	}, opts)
 	return ts, agent.New(c, signals.TaskQueue)

@@ -450,3 +450,17 @@ func TestSendToNextStepWithoutWakeWaitsLikeInject(t *testing.T) {
 		work[quiet.MessageID])
 	require.Equal(t, 2, work[follow.MessageID].Turn)
 }
+
+// An agent asked before any worker ran its first workflow task has not
+// registered its queries: the client asks again until it has, instead of
+// failing with the SDK's "unknown queryType".
+func TestStatusOfAnAgentNoWorkerHasRunYetWaitsForItsFirstTask(t *testing.T) {
+	e := newEnv(t)
+	ctx := ctxT(t, time.Minute)
+	h, err := e.agents.Create(ctx, agent.CreateOptions{ID: "early", First: "/say hi"})
+	require.NoError(t, err)
+	time.AfterFunc(2*time.Second, func() { e.startWorker() })
+	st, err := h.Status(ctx)
+	require.NoError(t, err)
+	require.Positive(t, st.LogLen, "the first message is in the log")
+}

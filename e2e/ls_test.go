@@ -63,7 +63,7 @@ func TestStarterListsAgentsByStatusModelParentAndTurn(t *testing.T) {
 	startGated(t, ctx, e, g, "ls-runner")
 
 	out := e.requireLs(t, ctx, []string{"--parent", "ls-parent"}, "ls-child")
-	require.Regexp(t, `\nls-child +idle +scripted/o'brien +1 +ls-parent +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n$`, out)
+	require.Regexp(t, `\nls-child +idle +scripted/o'brien +1 +ls-parent +- +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n$`, out)
 	e.requireLs(t, ctx, nil, "ls-child", "ls-parent", "ls-runner")
 	e.requireLs(t, ctx, []string{"--status", "running"}, "ls-runner")
 	e.requireLs(t, ctx, []string{"--status", "idle", "--turn", "1"}, "ls-child", "ls-parent")
@@ -82,7 +82,7 @@ func TestStarterListsAgentsByStatusModelParentAndTurn(t *testing.T) {
 	require.NoError(t, parent.Dispose(ctx, "done"))
 	e.requireLs(t, ctx, []string{"--model", "scripted/m0"})
 	out = e.requireLs(t, ctx, []string{"--model", "scripted/m0", "--all"}, "ls-parent")
-	require.Regexp(t, `\nls-parent +completed +scripted/m0 +1 +- +`, out)
+	require.Regexp(t, `\nls-parent +completed +scripted/m0 +1 +- +- +\d{4}`, out)
 }
 
 func TestStarterLsRejectsABadStatusInOneLine(t *testing.T) {

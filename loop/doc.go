@@ -34,6 +34,10 @@
 //   - A step claims all pending next-step input, plus one next-turn message
 //     on a turn's first step (not on a retry turn), then runs step-boundary,
 //     the model waterfall and pre-step, whose decision is authoritative.
+//   - An agent with MCP tools ("mcp:<server>") lists its servers after
+//     step-boundary, once a turn and once a run; tools/listed is recorded
+//     only when a listing changed, and the step's tool set comes from the
+//     listings recorded in the run, never from a live server.
 //   - The runtime-context and request waterfalls run before anything enters
 //     the context, so a cancel while the request is prepared commits
 //     neither system nor user messages; then the system prompt (when it

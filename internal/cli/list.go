@@ -65,7 +65,8 @@ func parseList(args []string) (agent.ListOptions, error) {
 	return o, nil
 }
 
-// printAgents writes the table: ID, status, model, turn, parent, start time.
+// printAgents writes the table: ID, status, model, turn, parent, what it
+// waits for, start time.
 func printAgents(w io.Writer, agents []agent.Summary) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSTATUS\tMODEL\tTURN\tPARENT\tWAITING\tSTARTED")

@@ -4,7 +4,9 @@
 //
 // It is for local development (`cmd/worker --dev`, the one-command demo) and
 // for end-to-end tests. Production uses a real Temporal cluster; nothing
-// outside development and tests may depend on this package.
+// outside development and tests may depend on this package. internal/cluster,
+// the PostgreSQL-backed server of scripts/cluster/run, borrows its Web UI
+// and port picking (shared.go).
 //
 // Storage: with Options.DataDir set, state lives in DataDir/temporal.db (WAL
 // journal) next to a version stamp naming the server release that created
