@@ -34,16 +34,9 @@ func TestChaos(t *testing.T) {
 	}
 	fmt.Fprintf(os.Stderr, "chaos: seed %d (again: make chaos SEED=%d)\n", seed, seed)
 	dir := runDir(t)
-	c := &cluster{bin: os.Args[0], dir: dir, port: freePort(t), starts: map[string]int{}}
-	c.workerArgs = []string{"--address", c.hostPort(), "--namespace", "default", "--max-run-turns", "3",
-		"--max-run-events", "300", "--stream-addr", "127.0.0.1:0"}
-	t.Cleanup(c.stop)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(*flagKills+*flagRestarts)*2**flagInterval+30*time.Minute)
 	defer cancel()
-	sctx, scancel := context.WithTimeout(ctx, 5*time.Minute)
-	require.NoError(t, c.startServer(sctx))
-	scancel()
-	require.NoError(t, c.startWorker())
+	c := startCluster(ctx, t, dir)
 	fleetClient, floodClient := dial(t, c.hostPort()), dial(t, c.hostPort())
 
 	led, streams := newLedger(), newStreamTally()
@@ -77,8 +70,11 @@ func TestChaos(t *testing.T) {
 
 	valid := fl.startedBy("start-absurd-valid")
 	qctx, qcancel := context.WithTimeout(ctx, 5*time.Minute)
-	require.NoError(t, quiesce(qctx, fleetClient, append(slices.Clone(ids), valid...)))
+	err = quiesce(qctx, fleetClient, append(slices.Clone(ids), valid...))
 	qcancel()
+	if err != nil { // the checks would wait on agents that never settle
+		t.Fatalf("chaos: %v (seed %d, run directory %s); the fleet saw:\n%s", err, seed, dir, joinLimited(led.errs, 50))
+	}
 	wall := time.Since(began)
 
 	res := check(ctx, t, fleetClient, dir, ids, led, streams, fl)
@@ -87,6 +83,20 @@ func TestChaos(t *testing.T) {
 	if len(v.list) > 0 {
 		t.Errorf("chaos: %d violations (seed %d, run directory %s):\n%s", len(v.list), seed, dir, joinLimited(v.list, 200))
 	}
+}
+
+// startCluster starts the server on dir's database and a worker, both
+// stopped when t ends.
+func startCluster(ctx context.Context, t *testing.T, dir string) *cluster {
+	c := &cluster{bin: os.Args[0], dir: dir, port: freePort(t), starts: map[string]int{}}
+	c.workerArgs = []string{"--address", c.hostPort(), "--namespace", "default", "--max-run-turns", "3",
+		"--max-run-events", "300", "--stream-addr", "127.0.0.1:0"}
+	t.Cleanup(c.stop)
+	sctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	require.NoError(t, c.startServer(sctx))
+	require.NoError(t, c.startWorker())
+	return c
 }
 
 // fleet makes the drivers: agent i has kind i (shifted by the seed), its

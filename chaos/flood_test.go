@@ -81,6 +81,8 @@ func (f *flood) allowed(a attack) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	switch {
+	case a.bug != "" && !*flagKnownBugs:
+		return false
 	case a.big && time.Since(f.lastBig) < f.bigEvery:
 		return false
 	case a.big:
