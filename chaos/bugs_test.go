@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -72,29 +73,51 @@ func TestRawChildReportTwiceDoesNotFailParent(t *testing.T) {
 }
 
 // TestRawUpdateOverPayloadLimitDoesNotWedgeAgent: a raw followup update
-// larger than Temporal's 2 MiB payload limit must be refused with the
-// agent still answering. Today the server admits it (v1.32 checks no
-// update size), the validator rejects it, and the SDK echoes the rejected
-// request in the workflow task's completion, which its own payload check
-// then refuses: every workflow task fails with PAYLOADS_TOO_LARGE while
-// the server holds the update, and the agent answers nothing.
+// larger than Temporal's 2 MiB payload limit must be refused without
+// failing the agent's workflow tasks. Today the server admits it (v1.32
+// checks no update size), the validator rejects it, and the SDK echoes the
+// rejected request in the workflow task's completion, which its own
+// payload check then refuses: every workflow task fails with
+// PAYLOADS_TOO_LARGE while the server holds the update. Here the agent
+// recovers once the sender gives up; in the chaos run (seed 1, with a
+// server restart and several such updates) three agents stayed wedged,
+// their task attempts backing off, for over ten minutes.
 func TestRawUpdateOverPayloadLimitDoesNotWedgeAgent(t *testing.T) {
 	skipKnownBug(t, "an update over 2 MiB wedges the agent's workflow tasks")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	c := startCluster(ctx, t, runDir(t))
 	tc := dial(t, c.hostPort())
-	h := createAgent(ctx, t, tc, "bug-update-over-limit", signals.AgentOptions{Provider: scripted.Name, Tools: []string{"echo"}})
+	h := createAgent(ctx, t, tc, "bug-update-over-limit", signals.AgentOptions{Provider: scripted.Name,
+		Tools: []string{"echo", "slow"}})
 	turn(ctx, t, h, "/say hello")
+	// The update arrives while the agent is busy, so it rides a workflow
+	// task that history records (an idle agent's would be speculative,
+	// and dropped when it fails).
+	_, err := h.Followup(ctx, "/repeat 4 slow {}", agent.Acknowledged())
+	require.NoError(t, err)
+	time.Sleep(2 * time.Second)
 
 	f := &flood{c: tc, ns: "default"}
-	out := f.update(ctx, h.ID, signals.FollowupUpdate.Name, "bug-oversize-1", js(bigMessage(1, overLimit)))
-	t.Logf("the oversize update: %s", out)
-	require.NotEqual(t, outAccepted, out)
+	for i := range 3 {
+		out := f.update(ctx, h.ID, signals.FollowupUpdate.Name, fmt.Sprintf("bug-oversize-%d", i), js(bigMessage(i, overLimit)))
+		t.Logf("the oversize update: %s", out)
+		require.NotEqual(t, outAccepted, out)
+	}
+
+	runs, err := fetchChain(ctx, tc, h.ID)
+	require.NoError(t, err)
+	for _, r := range runs {
+		for _, ev := range r.events {
+			if a := ev.GetWorkflowTaskFailedEventAttributes(); a != nil {
+				t.Errorf("workflow task %d failed: %s: %s", ev.GetEventId(), a.GetCause(), a.GetFailure().GetMessage())
+			}
+		}
+	}
 
 	actx, acancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer acancel()
-	_, err := persist(actx, func(ctx context.Context) error {
+	_, err = persist(actx, func(ctx context.Context) error {
 		_, err := h.Followup(ctx, "/say still here", agent.Acknowledged(), agent.WithMessageID("bug-after"))
 		return err
 	})

@@ -171,8 +171,14 @@ func grpcOutcome(err error) string {
 		code = codes.DeadlineExceeded
 	}
 	switch code {
-	case codes.Unavailable, codes.DeadlineExceeded, codes.Canceled, codes.Unknown:
+	case codes.Unavailable, codes.DeadlineExceeded, codes.Canceled:
 		return "no outcome: " + code.String()
+	case codes.Unknown: // the server's answer did not say; its words do
+		msg := status.Convert(err).Message()
+		if len(msg) > 40 {
+			msg = msg[:40]
+		}
+		return "no outcome: Unknown (" + msg + ")"
 	}
 	return "refused by the server: " + code.String()
 }
