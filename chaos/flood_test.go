@@ -14,12 +14,12 @@ import (
 	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
 	failurepb "go.temporal.io/api/failure/v1"
+	"go.temporal.io/api/serviceerror"
 	taskqueuepb "go.temporal.io/api/taskqueue/v1"
 	updatepb "go.temporal.io/api/update/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	"github.com/tetherdev/tether/signals"
 )
@@ -166,7 +166,7 @@ func (f *flood) start(ctx context.Context, attack string, in *commonpb.Payloads)
 // grpcOutcome classifies a failed call: refused by the server, or no
 // outcome (the server is down, or no worker answered in time).
 func grpcOutcome(err error) string {
-	code := status.Code(err)
+	code := serviceerror.ToStatus(err).Code()
 	if errors.Is(err, context.DeadlineExceeded) {
 		code = codes.DeadlineExceeded
 	}
@@ -174,7 +174,7 @@ func grpcOutcome(err error) string {
 	case codes.Unavailable, codes.DeadlineExceeded, codes.Canceled:
 		return "no outcome: " + code.String()
 	case codes.Unknown: // the server's answer did not say; its words do
-		msg := status.Convert(err).Message()
+		msg := err.Error()
 		if len(msg) > 40 {
 			msg = msg[:40]
 		}
@@ -189,6 +189,7 @@ func failureKind(f *failurepb.Failure) string {
 		return t
 	}
 	msg, _, _ := strings.Cut(f.GetMessage(), ":")
+	msg, _, _ = strings.Cut(msg, ".") // "unknown update x. KnownUpdates=[…]" lists them in any order
 	if len(msg) > 60 {
 		msg = msg[:60]
 	}
