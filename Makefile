@@ -57,7 +57,7 @@ bench-long:
 cluster:
 	scripts/cluster/run
 
-# The crash-and-abuse run of bench/README.md (~30 minutes): 100 worker
+# The crash-and-abuse run of bench/README.md (~14 minutes): 100 worker
 # kills and 10 server restarts. `make test` runs a short one (4 and 1).
 # SEED repeats a run's schedule; CHAOS_FLAGS adds -chaos.* flags.
 SEED ?= 0
