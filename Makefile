@@ -6,9 +6,9 @@ STATICCHECK   = honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # Packages holding the loop's logic run under the race detector; the
 # server-backed packages link the embedded Temporal server once each.
 RACE_PKGS   = ./codec/... ./eventlog/... ./signals/... ./loop/... ./workflows/... ./hook/... ./activities/... ./agent/... ./projection/... ./internal/cli/... ./bench/workload/... ./telemetry/...
-SERVER_PKGS = ./e2e/... ./internal/devserver/... ./internal/deps/... ./internal/cluster/... ./fx/... ./cmd/... ./console/...
+SERVER_PKGS = ./e2e/... ./internal/devserver/... ./internal/deps/... ./internal/cluster/... ./fx/... ./cmd/... ./console/... ./chaos/...
 
-.PHONY: test check unit server demo bench bench-long fuzz cluster
+.PHONY: test check unit server demo bench bench-long fuzz chaos cluster
 
 test: check unit server
 
@@ -57,3 +57,12 @@ bench-long:
 # not part of test: ~10 minutes, installs PostgreSQL if missing).
 cluster:
 	scripts/cluster/run
+
+# The crash-and-abuse run of bench/README.md (~14 minutes): 100 worker
+# kills and 10 server restarts. `make test` runs a short one (4 and 1).
+# SEED repeats a run's schedule; CHAOS_FLAGS adds -chaos.* flags.
+SEED ?= 0
+CHAOS_FLAGS ?=
+chaos:
+	$(GO) test -count=1 -timeout 120m -run '^TestChaos$$' -v ./chaos/ -args -chaos.seed $(SEED) \
+		-chaos.kills 100 -chaos.restarts 10 -chaos.interval 6s $(CHAOS_FLAGS)
