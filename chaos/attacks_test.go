@@ -78,7 +78,7 @@ var attacks = []attack{
 		r := signals.ChildReport{ID: "flood-nobody#1", Child: "flood-nobody", Turn: 1, Reason: eventlog.EndCompleted, Text: floodMarker + "CHILD"}
 		return f.signal(ctx, t, "child-report", jsonOf(r))
 	}},
-	{name: "sig-child-replay", bug: "TestRawChildReportTwiceDoesNotFailParent", run: replayChildReport},
+	{name: "sig-child-replay", run: replayChildReport},
 	{name: "upd-undecodable", refused: true, run: func(ctx context.Context, f *flood, t string) string {
 		name := pick(f.rng, append(slicesOf(messageNames), otherUpdates...))
 		return f.update(ctx, t, name, f.updateID(), badPayload(f.rng, name))
@@ -97,7 +97,7 @@ var attacks = []attack{
 	{name: "upd-2mb", big: true, refused: true, run: func(ctx context.Context, f *flood, t string) string {
 		return f.update(ctx, t, "followup", f.updateID(), js(bigMessage(f.seq(), nearLimit)))
 	}},
-	{name: "upd-over-limit", big: true, refused: true, bug: "TestRawUpdateOverPayloadLimitDoesNotWedgeAgent", run: func(ctx context.Context, f *flood, t string) string {
+	{name: "upd-over-limit", big: true, refused: true, run: func(ctx context.Context, f *flood, t string) string {
 		return f.update(ctx, t, "followup", f.updateID(), js(bigMessage(f.seq(), overLimit)))
 	}},
 	{name: "upd-duplicate-id", run: func(ctx context.Context, f *flood, t string) string {

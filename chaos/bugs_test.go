@@ -16,9 +16,10 @@ import (
 	"github.com/tetherdev/tether/signals"
 )
 
-// The tests of this file each reproduce one bug the flood found. They are
-// skipped until the bug is fixed (and run with -chaos.known-bugs); the
-// flood leaves their attacks out the same way (attack.bug).
+// The tests of this file each reproduce one bug the flood found. A test of
+// a bug not yet fixed is skipped (and run with -chaos.known-bugs); the
+// flood leaves its attack out the same way (attack.bug). Both bugs below
+// are fixed, so their tests run.
 
 // skipKnownBug skips a test of a known bug unless -chaos.known-bugs.
 func skipKnownBug(t *testing.T, bug string) {
@@ -29,11 +30,10 @@ func skipKnownBug(t *testing.T, bug string) {
 
 // TestRawChildReportTwiceDoesNotFailParent: a child-report signal sent
 // twice with the same ID (a replayed report, or a forged one for a child
-// the agent did start) must be taken once. Today the second insert of a
-// still-pending report fails the eventlog transition and the loop fails
+// the agent did start) must be taken once. It was not: the second insert of
+// a still-pending report failed the eventlog transition and the loop failed
 // the parent workflow ("message ... is already pending").
 func TestRawChildReportTwiceDoesNotFailParent(t *testing.T) {
-	skipKnownBug(t, "a duplicate child-report signal fails the parent workflow")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	c := startCluster(ctx, t, runDir(t))
@@ -74,16 +74,14 @@ func TestRawChildReportTwiceDoesNotFailParent(t *testing.T) {
 
 // TestRawUpdateOverPayloadLimitDoesNotWedgeAgent: a raw followup update
 // larger than Temporal's 2 MiB payload limit must be refused without
-// failing the agent's workflow tasks. Today the server admits it (v1.32
-// checks no update size), the validator rejects it, and the SDK echoes the
+// failing the agent's workflow tasks. The server admits it (v1.32 checks
+// no update size), the validator rejects it, and the SDK echoes the
 // rejected request in the workflow task's completion, which its own
-// payload check then refuses: every workflow task fails with
-// PAYLOADS_TOO_LARGE while the server holds the update. Here the agent
-// recovers once the sender gives up; in the chaos run (seed 1, with a
-// server restart and several such updates) three agents stayed wedged,
-// their task attempts backing off, for over ten minutes.
+// payload check then refused: every workflow task failed with
+// PAYLOADS_TOO_LARGE while the server held the update (in the chaos run,
+// seed 1, three agents stayed wedged for over ten minutes). The worker's
+// client now shrinks such an input as the task arrives (temporalfx).
 func TestRawUpdateOverPayloadLimitDoesNotWedgeAgent(t *testing.T) {
-	skipKnownBug(t, "an update over 2 MiB wedges the agent's workflow tasks")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	c := startCluster(ctx, t, runDir(t))

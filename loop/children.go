@@ -231,6 +231,10 @@ func (l *Loop) childReported(now time.Time, r signals.ChildReport) {
 		l.childEnded(now, r.Child, r.Ended)
 		return
 	}
+	if r.Turn <= 0 || r.ID != signals.ChildReportID(r.Child, r.Turn) || l.recent.seen[r.ID] {
+		return // not a report the child sends (a raw signal), or one taken already
+	}
+	l.recent.add(r.ID)
 	child := l.state.Children[ci]
 	ref := eventlog.Ref("")
 	if r.Text != "" {
@@ -259,7 +263,6 @@ func (l *Loop) childReported(now time.Time, r signals.ChildReport) {
 	if !answered || r.Text == "" {
 		content, cref = childTrouble(r), ""
 	}
-	l.recent.add(r.ID)
 	l.record(now, cref, eventlog.InboxInserted{MessageID: r.ID, List: firstList(child.List), Content: content, Wake: true,
 		From: &eventlog.Initiator{Kind: eventlog.ByChild, ID: r.Child}})
 	l.wakeWaits()

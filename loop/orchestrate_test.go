@@ -97,6 +97,31 @@ func TestADetachedChildAnswersAtOnceAndItsTurnsArriveFromIt(t *testing.T) {
 	d.requireOK()
 }
 
+// A report signalled twice (a raw resend) or under an ID the child never
+// uses is dropped: it neither fails the loop nor counts twice.
+func TestAChildsReportIsTakenOnceAndOnlyUnderItsOwnID(t *testing.T) {
+	d := parentDriver(t, signals.AgentOptions{})
+	d.followup("f1")
+	d.resume()
+	d.answerModel(call(signals.SpawnTool, `{"task":"watch","mode":"detach"}`))
+	start := take[StartChild](d)
+	d.step(ChildStart{ChildID: start.ChildID})
+	d.answerModel(answer("will report"))
+
+	first := report(start.ChildID, 1, eventlog.EndCompleted, "all quiet", 100)
+	d.step(first)
+	d.step(first) // the same report again while the first is still pending
+	forged := report(start.ChildID, 2, eventlog.EndCompleted, "forged", 100)
+	forged.Report.ID = "someone-else"
+	d.step(forged)
+	zero := report(start.ChildID, 0, eventlog.EndCompleted, "turn zero", 100)
+	d.step(zero)
+	require.Len(t, only[eventlog.InboxInserted](d.events())[1:], 1, "one report in the inbox")
+	require.Len(t, only[eventlog.ChildSettled](d.events()), 1)
+	require.Equal(t, int64(100), d.l.State().Usage.InputTokens)
+	d.requireOK()
+}
+
 func TestParallelSpawnsRunAtOnceAndTheirResultsCommitInModelOrder(t *testing.T) {
 	d := parentDriver(t, signals.AgentOptions{})
 	d.followup("f1")

@@ -14,8 +14,13 @@ import (
 // it reaches history; Temporal's own payload limit is 2 MiB.
 const (
 	MaxMessageBytes = 256 << 10
-	MaxIDBytes      = 128
-	MaxCauseBytes   = 1024
+	// MaxUpdateInputBytes bounds an update's input as a worker takes it:
+	// every valid input is far smaller, and a larger one would make the
+	// workflow's rejection, which repeats it, exceed Temporal's 2 MiB
+	// payload limit.
+	MaxUpdateInputBytes = 2<<20 - 64<<10
+	MaxIDBytes          = 128
+	MaxCauseBytes       = 1024
 )
 
 // Validation errors. Callers match with errors.Is.

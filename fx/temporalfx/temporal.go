@@ -21,6 +21,7 @@ import (
 	"go.temporal.io/sdk/converter"
 	tlog "go.temporal.io/sdk/log"
 	"go.uber.org/fx"
+	"google.golang.org/grpc"
 
 	"github.com/tetherdev/tether/codec"
 	"github.com/tetherdev/tether/fx/configfx"
@@ -69,6 +70,7 @@ func New(p Params) (Result, error) {
 	}
 	opts.Logger = tlog.NewStructuredLogger(p.Logger)
 	p.Instrumentation.apply(&opts)
+	opts.ConnectionOptions.DialOptions = append(opts.ConnectionOptions.DialOptions, grpc.WithChainUnaryInterceptor(dropOversizeUpdates))
 	ctx, cancel := context.WithTimeout(context.Background(), dialTimeout)
 	defer cancel()
 	c, err := client.DialContext(ctx, opts)
