@@ -7,7 +7,10 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
+	updatepb "go.temporal.io/api/update/v1"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 
 	"github.com/tetherdev/tether/activities/scripted"
@@ -102,6 +105,16 @@ func TestRawUpdateOverPayloadLimitDoesNotWedgeAgent(t *testing.T) {
 		t.Logf("the oversize update: %s", out)
 		require.NotEqual(t, outAccepted, out)
 	}
+	uctx, ucancel := context.WithTimeout(ctx, 30*time.Second)
+	defer ucancel()
+	resp, err := tc.WorkflowService().UpdateWorkflowExecution(uctx, &workflowservice.UpdateWorkflowExecutionRequest{
+		Namespace: "default", WorkflowExecution: &commonpb.WorkflowExecution{WorkflowId: h.ID},
+		WaitPolicy: &updatepb.WaitPolicy{LifecycleStage: enumspb.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_COMPLETED},
+		Request: &updatepb.Request{Meta: &updatepb.Meta{UpdateId: "bug-oversize-said", Identity: "chaos-bug"},
+			Input: &updatepb.Input{Name: signals.FollowupUpdate.Name, Args: js(bigMessage(9, overLimit))}},
+	})
+	require.NoError(t, err)
+	require.Contains(t, resp.GetOutcome().GetFailure().GetMessage(), "over the limit of", "the rejection says why")
 
 	runs, err := fetchChain(ctx, tc, h.ID)
 	require.NoError(t, err)
