@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
@@ -329,6 +330,9 @@ func queryRun[In, Out any](ctx context.Context, h *Handle, runID string, q signa
 		if !again || ctx.Err() != nil {
 			return out, h.mapErr(ctx, q.Name, err)
 		}
+		if closed := h.closedRun(ctx, runID, err); closed != nil {
+			return out, closed // it will never register its handlers
+		}
 		select {
 		case <-ctx.Done():
 			return out, h.mapErr(ctx, q.Name, err)
@@ -349,6 +353,24 @@ func notReady(ctx context.Context, err error, name string) bool {
 	var de *serviceerror.DeadlineExceeded
 	return errors.As(err, &wnr) || errors.As(err, &qf) && strings.Contains(qf.Message, "unknown queryType "+name+".") ||
 		errors.As(err, &de) && ctx.Err() == nil
+}
+
+// closedRun reports a run that closed without answering queries (its
+// workflow failed before registering them) as ErrClosed; nil otherwise.
+func (h *Handle) closedRun(ctx context.Context, runID string, err error) error {
+	var qf *serviceerror.QueryFailed
+	if !errors.As(err, &qf) {
+		return nil
+	}
+	desc, derr := h.c.DescribeWorkflowExecution(ctx, h.ID, runID)
+	if derr != nil {
+		return nil
+	}
+	st := desc.GetWorkflowExecutionInfo().GetStatus()
+	if st == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		return nil
+	}
+	return fmt.Errorf("%w: %s is %s", ErrClosed, h.ID, st)
 }
 
 // mapErr turns Temporal errors into this package's typed errors: a missing

@@ -143,6 +143,10 @@ func TestResentMessageIDIsDeliveredOnceAcrossContinueAsNew(t *testing.T) {
 		}
 		_, err := h.Followup(ctx, "/say "+string(id), append(opts, agent.WithMessageID(id))...)
 		require.NoError(t, err)
+		// A signal is recorded when a workflow task takes it: until then
+		// the agent may still look idle, and a resend that overtakes it is
+		// the copy delivered (agent.WithMessageID).
+		recorded(t, h, id)
 		idleAcrossRuns(ctx, t, h)
 	}
 	before := idleAcrossRuns(ctx, t, h)
@@ -171,7 +175,7 @@ func TestStarterResendWithMessageIDIsDeliveredOnce(t *testing.T) {
 	e := newEnv(t)
 	e.startWorker(echoTool())
 	ctx := ctxT(t, time.Minute)
-	requireExit(t, e.starter(ctx, "start", "--id", "cli-dedupe", "--wait", "/say hello"), 0)
+	requireExit(t, e.starter(ctx, "start", "--id", "cli-dedupe", "--tools", "echo", "--wait", "/say hello"), 0)
 
 	h, err := e.agents.Attach(ctx, "cli-dedupe")
 	require.NoError(t, err)

@@ -23,6 +23,21 @@ import (
 // (raw starts and signals, as any SDK or the temporal CLI sends them): each
 // ends with a typed error or a bounded, recorded outcome.
 
+// An agent started with a tool its worker lacks fails at once; a client
+// waiting for it hears that it closed, instead of asking until its
+// deadline for queries the run never registered.
+func TestWaitingForAnAgentThatFailedAtStartSaysItClosed(t *testing.T) {
+	e := newEnv(t)
+	e.startWorker(echoTool())
+	ctx := ctxT(t, 30*time.Second)
+	h, err := e.agents.Create(ctx, agent.CreateOptions{ID: "no-such-tool", First: "hi",
+		Options: signals.AgentOptions{Tools: []string{"rm_rf"}}})
+	require.NoError(t, err, "the Go client cannot know the worker's tools")
+	_, err = h.WaitIdle(ctx) // without the check it asks until ctx ends
+	require.ErrorIs(t, err, agent.ErrClosed)
+	require.Contains(t, err.Error(), "no-such-tool is Failed")
+}
+
 func TestARawStartWithOptionsAnAgentCannotRunWithFailsWithTheReason(t *testing.T) {
 	e := newEnv(t)
 	e.startWorker(echoTool())

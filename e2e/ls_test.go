@@ -19,7 +19,7 @@ func (e *env) lsIDs(t *testing.T, ctx context.Context, args ...string) ([]string
 	r := e.starter(ctx, append([]string{"ls"}, args...)...)
 	requireExit(t, r, 0)
 	rows := strings.Split(strings.TrimRight(r.out, "\n"), "\n")
-	require.Regexp(t, `^ID +STATUS +MODEL +TURN +PARENT +STARTED$`, rows[0])
+	require.Regexp(t, `^ID +STATUS +MODEL +TURN +PARENT +WAITING +STARTED$`, rows[0])
 	var ids []string
 	for _, row := range rows[1:] {
 		ids = append(ids, strings.Fields(row)[0])
