@@ -10,6 +10,7 @@ import (
 
 	"github.com/tetherdev/tether/agent"
 	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/projection"
 	"github.com/tetherdev/tether/signals"
 )
 
@@ -205,4 +206,46 @@ func TestStarterResendWithMessageIDIsDeliveredOnce(t *testing.T) {
 	idleAcrossRuns(ctx, t, h)
 	require.Equal(t, 1, inserted(t, h)["job-7"])
 	require.Equal(t, 1, inserted(t, h)["job-8"])
+}
+
+// A signal and an update of one message ID that reach the agent in one
+// workflow task: the update's copy is taken (its handler records it at
+// once, the signal waits in its channel and is then dropped as a
+// duplicate), and the projection from history resolves the message to the
+// same copy although the signal comes first in history.
+func TestASignalAndAnUpdateOfOneIDInOneTaskProjectAsTheCopyTaken(t *testing.T) {
+	e := newEnv(t)
+	ctx := ctxT(t, time.Minute)
+	w := e.startWorker(echoTool())
+	h, err := e.agents.Create(ctx, agent.CreateOptions{ID: "one-task-race", First: "/say hello"})
+	require.NoError(t, err)
+	_, err = h.WaitIdle(ctx)
+	require.NoError(t, err)
+	w.Stop()
+
+	_, err = h.Followup(ctx, "/say signalled copy", agent.WithMessageID("twin"))
+	require.NoError(t, err)
+	acked := make(chan error, 1)
+	go func() {
+		_, err := h.Followup(ctx, "/say updated copy", agent.WithMessageID("twin"), agent.Acknowledged())
+		acked <- err
+	}()
+	time.Sleep(time.Second) // the server holds the update until a worker takes the task
+	e.startWorker(echoTool())
+	require.NoError(t, <-acked, "the update's copy is taken")
+	idleAcrossRuns(ctx, t, h)
+
+	log := mustLog(t, h)
+	var content []string
+	for _, ev := range events(t, log) {
+		if in, ok := ev.(eventlog.InboxInserted); ok && in.MessageID == "twin" {
+			content = append(content, in.Content)
+		}
+	}
+	require.Equal(t, []string{"/say updated copy"}, content)
+	history, err := projection.Fetch(ctx, e.c, h.ID, "")
+	require.NoError(t, err)
+	projected, err := projection.FromHistory(history)
+	require.NoError(t, err)
+	requireSameLog(t, log, projected)
 }

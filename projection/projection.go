@@ -15,9 +15,13 @@ import (
 
 // sources is what a history says, indexed for restoring stripped events.
 type sources struct {
-	dc        converter.DataConverter
-	system    string
-	messages  map[eventlog.MessageID]string
+	dc       converter.DataConverter
+	system   string
+	messages map[eventlog.MessageID]string
+	// signalled are the messages whose content came from a signal, with
+	// the run (counted by readRun) that delivered it.
+	signalled map[eventlog.MessageID]int
+	run       int
 	scheduled map[int64]string // scheduled event ID → activity ID
 	results   map[string]json.RawMessage
 	inputs    map[string]json.RawMessage
@@ -72,17 +76,19 @@ func (p Projector) newSources() *sources {
 		p = Using(nil) // the zero Projector
 	}
 	return &sources{
-		dc:       p.dc,
-		messages: map[eventlog.MessageID]string{},
-		results:  map[string]json.RawMessage{},
-		inputs:   map[string]json.RawMessage{},
-		local:    map[string][]json.RawMessage{},
+		dc:        p.dc,
+		messages:  map[eventlog.MessageID]string{},
+		signalled: map[eventlog.MessageID]int{},
+		results:   map[string]json.RawMessage{},
+		inputs:    map[string]json.RawMessage{},
+		local:     map[string][]json.RawMessage{},
 	}
 }
 
 // readRun indexes one run's history. Scheduled event IDs are per run.
 func (s *sources) readRun(events []*historypb.HistoryEvent) error {
 	s.scheduled, s.task, s.lastModel = map[int64]string{}, task{}, ""
+	s.run++
 	for _, ev := range events {
 		err := s.track(ev)
 		if err == nil {
@@ -182,8 +188,29 @@ func (s *sources) resolve(env eventlog.Envelope) (eventlog.Envelope, error) {
 
 // message indexes a delivered message; the first delivery of an ID wins, as
 // it does in the workflow.
-func (s *sources) message(m signals.Message) {
-	if _, dup := s.messages[m.ID]; !dup && m.ID != "" {
+func (s *sources) message(m signals.Message) { s.take(m, false) }
+
+// take indexes a message a signal or an accepted update delivered. The
+// first delivery of an ID wins, with one exception: an update accepted in
+// the run of a signal of the same ID that precedes it in history. The
+// workflow took the update's copy (its validator refuses an ID already
+// taken), so the signal had not been taken yet and was dropped: a signal
+// waits in its channel until the run's main loop drains it, while an
+// update's handler records its message at once.
+func (s *sources) take(m signals.Message, byUpdate bool) {
+	if m.ID == "" {
+		return
+	}
+	if run, ok := s.signalled[m.ID]; ok && byUpdate && run == s.run {
 		s.messages[m.ID] = m.Content
+		delete(s.signalled, m.ID)
+		return
+	}
+	if _, dup := s.messages[m.ID]; dup {
+		return
+	}
+	s.messages[m.ID] = m.Content
+	if !byUpdate {
+		s.signalled[m.ID] = s.run
 	}
 }

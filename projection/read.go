@@ -24,10 +24,10 @@ func (s *sources) read(ev *historypb.HistoryEvent) error {
 		return s.started(ev.GetWorkflowExecutionStartedEventAttributes().GetInput())
 	case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED:
 		a := ev.GetWorkflowExecutionSignaledEventAttributes()
-		return s.delivered(a.GetSignalName(), a.GetInput())
+		return s.delivered(a.GetSignalName(), a.GetInput(), false)
 	case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED:
 		in := ev.GetWorkflowExecutionUpdateAcceptedEventAttributes().GetAcceptedRequest().GetInput()
-		return s.delivered(in.GetName(), in.GetArgs())
+		return s.delivered(in.GetName(), in.GetArgs(), true)
 	case enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
 		return s.activity(ev.GetEventId(), ev.GetActivityTaskScheduledEventAttributes())
 	case enumspb.EVENT_TYPE_ACTIVITY_TASK_COMPLETED:
@@ -88,32 +88,32 @@ func (s *sources) started(in *commonpb.Payloads) error {
 }
 
 // delivered indexes the message a signal or update carried.
-func (s *sources) delivered(name string, in *commonpb.Payloads) error {
+func (s *sources) delivered(name string, in *commonpb.Payloads, byUpdate bool) error {
 	switch name {
 	case signals.FollowupSignal.Name, signals.SteerSignal.Name, signals.InjectSignal.Name:
 		var m signals.Message
 		if err := s.decode(in, &m); err != nil {
 			return nil // a malformed signal was rejected by the workflow too
 		}
-		s.message(m)
+		s.take(m, byUpdate)
 	case signals.SendSignal.Name:
 		var m signals.Send
 		if err := s.decode(in, &m); err != nil {
 			return nil
 		}
-		s.message(m.Message)
+		s.take(m.Message, byUpdate)
 	case signals.ChildReportSignal.Name: // a child's answer, by its report ID
 		var r signals.ChildReport
 		if err := s.decode(in, &r); err != nil {
 			return nil
 		}
-		s.message(signals.Message{ID: r.ID, Content: r.Text})
+		s.take(signals.Message{ID: r.ID, Content: r.Text}, byUpdate)
 	case signals.ApproveUpdate.Name, signals.DenyUpdate.Name, signals.AnswerUpdate.Name: // a person's reason or answer
 		var d signals.Decision
 		if err := s.decode(in, &d); err != nil {
 			return nil
 		}
-		s.message(signals.Message{ID: d.ID, Content: d.Text})
+		s.take(signals.Message{ID: d.ID, Content: d.Text}, byUpdate)
 	}
 	return nil
 }
