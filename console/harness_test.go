@@ -101,9 +101,12 @@ func (e *env) startWorker(wordDelay time.Duration) {
 	tool := &activities.Tool{Runner: reg, Log: reader, HeartbeatEvery: time.Second}
 	require.NoError(e.t, model.Validate())
 	require.NoError(e.t, tool.Validate())
-	cfg := workflows.Config{ModelHeartbeat: 3 * time.Second, ToolHeartbeat: 3 * time.Second}
+	// As workerfx wires it: the workflow names the worker's feed (live
+	// tokens) and publishes its log to the activities.
+	cfg := workerfx.WorkflowConfig(workflows.Config{ModelHeartbeat: 3 * time.Second, ToolHeartbeat: 3 * time.Second}, nil, reg)
+	cfg.Feeds, cfg.Snapshots = model.Streams.(activities.HubStreams), reader
 	e.w = e.ts.NewWorkerWithOptions(signals.TaskQueue, func(r worker.Registry) {
-		workflows.Register(r, workerfx.WorkflowConfig(cfg, nil, reg))
+		workflows.Register(r, cfg)
 		activities.Register(r, model, tool)
 	}, worker.Options{})
 }

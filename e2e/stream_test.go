@@ -259,3 +259,58 @@ func TestStarterStreamsEveryQuickModelCallOfItsTurn(t *testing.T) {
 		require.Contains(t, out, fmt.Sprintf("idle after turn %d", i+1))
 	}
 }
+
+// One follower across a canceled call: the turn after it streams too.
+func TestAFollowerSeesTheCallAfterACanceledOne(t *testing.T) {
+	e := newEnv(t)
+	e.providers = map[string]activities.Provider{"paced": scripted.Provider{WordDelay: 60 * time.Millisecond}}
+	e.startWorker()
+	ctx := ctxT(t, time.Minute)
+	h, err := e.agents.Create(ctx, agent.CreateOptions{ID: "follow-cancel", Options: signals.AgentOptions{Provider: "paced"}, First: "/say hi"})
+	require.NoError(t, err)
+	_, err = h.WaitIdle(ctx)
+	require.NoError(t, err)
+
+	tctx, stop := context.WithCancel(ctx)
+	defer stop()
+	turns := make(chan int, 1024)
+	go func() {
+		for ev, err := range h.Tokens(tctx) {
+			if err != nil {
+				return
+			}
+			if ev.Kind == agent.TokenChunk {
+				turns <- ev.Turn
+			}
+		}
+	}()
+	words := func(p string) string {
+		var b strings.Builder
+		for i := range 60 {
+			fmt.Fprintf(&b, " %s%02d", p, i)
+		}
+		return "/say" + b.String()
+	}
+	_, err = h.Followup(ctx, words("b"))
+	require.NoError(t, err)
+	waitChunkOf := func(turn int) {
+		t.Helper()
+		for {
+			select {
+			case got := <-turns:
+				if got == turn {
+					return
+				}
+			case <-ctx.Done():
+				t.Fatalf("no chunk of turn %d", turn)
+			}
+		}
+	}
+	waitChunkOf(2)
+	require.NoError(t, h.Cancel(ctx, "enough", false))
+	_, err = h.WaitIdle(ctx)
+	require.NoError(t, err)
+	_, err = h.Followup(ctx, words("c"))
+	require.NoError(t, err)
+	waitChunkOf(3)
+}
