@@ -6,12 +6,14 @@ import (
 	"time"
 
 	"github.com/tetherdev/tether/agent"
+	"github.com/tetherdev/tether/eventlog"
 )
 
 // streamUntilIdle prints the agent's tokens, from the first model call of
 // turn on, as they arrive until it is idle again and every call it saw
-// start has ended (a call's last chunks may arrive just after the agent
-// went idle), then the outcome of its last turn.
+// start has ended, and as many calls as the log says answered (a call's
+// chunks may arrive just after the agent went idle, however quick it
+// was), then the outcome of its last turn.
 func streamUntilIdle(ctx context.Context, e env, h *agent.Handle, turn int) error {
 	tctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -33,7 +35,7 @@ func streamUntilIdle(ctx context.Context, e env, h *agent.Handle, turn int) erro
 		}
 	}()
 	st, err := h.WaitIdle(ctx)
-	if calls.idle() {
+	if calls.idle(answered(ctx, h, turn)) {
 		stop()
 	}
 	select {
@@ -59,6 +61,9 @@ type openCalls struct {
 	started map[[3]int]bool
 	open    int
 	settled bool
+	// done counts the calls read to their end; want is how many the log
+	// says the turns answered, known once the agent is idle.
+	done, want int
 }
 
 // track counts ev and reports whether the stream is complete: the agent is
@@ -78,15 +83,48 @@ func (c *openCalls) track(ev agent.TokenEvent) bool {
 		c.open--
 		c.started[key] = false
 	}
-	return c.settled && c.open == 0
+	if ev.Kind == agent.TokenDone {
+		c.done++
+	}
+	return c.complete()
 }
 
-// idle records that the agent is idle and reports whether no call is open.
-func (c *openCalls) idle() bool {
+func (c *openCalls) complete() bool { return c.settled && c.open == 0 && c.done >= c.want }
+
+// idle records that the agent is idle with want calls answered since the
+// turn streamed from, and reports whether the stream is complete: a quick
+// call may end before its tokens are read.
+func (c *openCalls) idle(want int) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.settled = true
-	return c.open == 0
+	c.settled, c.want = true, want
+	return c.complete()
+}
+
+// answered counts the model calls that answered in turn and after, from
+// the session log; 0 when the log cannot be read (the stream then ends
+// with the last open call).
+func answered(ctx context.Context, h *agent.Handle, turn int) int {
+	log, err := h.Log(ctx)
+	if err != nil {
+		return 0
+	}
+	evs, err := eventlog.DecodeAll(log)
+	if err != nil {
+		return 0
+	}
+	n, in := 0, false
+	for _, e := range evs {
+		switch e := e.(type) {
+		case eventlog.TurnStart:
+			in = e.Turn >= turn
+		case eventlog.AssistantMessage:
+			if in {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 func printToken(e env, ev agent.TokenEvent) {
