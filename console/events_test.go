@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
 
 	"github.com/tetherdev/tether/agent"
 	"github.com/tetherdev/tether/projection"
@@ -176,8 +178,15 @@ func TestWatchingAnAgentWritesNothingToItsHistory(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	ctx := ctxT(t, time.Minute)
 	h := e.idle(ctx, "watched", "/say look but do not touch", signals.AgentOptions{})
-	before, err := projection.Fetch(ctx, e.c, h.ID, "")
-	require.NoError(t, err)
+	// Idle shows in a query before the workflow task that records it
+	// (the status upsert) completes: wait for a history that ends there.
+	var before []*historypb.HistoryEvent
+	require.Eventually(t, func() bool {
+		var err error
+		before, err = projection.Fetch(ctx, e.c, h.ID, "")
+		return err == nil && len(before) > 0 &&
+			before[len(before)-1].GetEventType() == enumspb.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES
+	}, 10*time.Second, 20*time.Millisecond)
 
 	require.Equal(t, http.StatusOK, e.get("/agents/watched").Status)
 	require.Equal(t, http.StatusOK, e.get("/agents?prefix=watched").Status)
