@@ -1,6 +1,7 @@
 package signals
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -64,23 +65,29 @@ func packData(t eventlog.Type, data json.RawMessage) json.RawMessage {
 // unpackData is packed data back in the event's own form: what
 // eventlog.Encode (or Strip) made of it.
 func unpackData(t eventlog.Type, data json.RawMessage) (json.RawMessage, error) {
-	if len(data) == 0 || data[0] != '[' {
-		return data, nil
-	}
+	data = bytes.TrimSpace(data) // JSON allows it; the form is told by the first byte
 	names, ok := journalFields[t]
-	var vals []json.RawMessage
-	if err := json.Unmarshal(data, &vals); err != nil || !ok || len(vals) > len(names) {
-		return nil, fmt.Errorf("journal entry %s: data %s is not in its field order", t, data)
-	}
-	obj := make(map[string]json.RawMessage, len(vals))
-	for i, v := range vals {
-		if string(v) != "null" {
-			obj[names[i]] = v
+	var raw json.RawMessage
+	switch {
+	case len(data) == 0 || data[0] != '[' && (!ok || data[0] != '{'):
+		return data, nil
+	case data[0] == '{': // the object form of a packed type: made canonical below
+		raw = data
+	default:
+		var vals []json.RawMessage
+		if err := json.Unmarshal(data, &vals); err != nil || !ok || len(vals) > len(names) {
+			return nil, fmt.Errorf("journal entry %s: data %s is not in its field order", t, data)
 		}
-	}
-	raw, err := json.Marshal(obj)
-	if err != nil {
-		return nil, err
+		obj := make(map[string]json.RawMessage, len(vals))
+		for i, v := range vals {
+			if string(v) != "null" {
+				obj[names[i]] = v
+			}
+		}
+		var err error
+		if raw, err = json.Marshal(obj); err != nil {
+			return nil, err
+		}
 	}
 	e, err := eventlog.Decode(eventlog.Envelope{Type: t, Data: raw})
 	if err != nil {
