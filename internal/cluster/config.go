@@ -3,18 +3,13 @@ package cluster
 import (
 	"net"
 	"strconv"
-	"time"
 
-	"go.temporal.io/server/common/cluster"
 	"go.temporal.io/server/common/config"
-	"go.temporal.io/server/common/membership/static"
-	"go.temporal.io/server/common/primitives"
 
 	"github.com/tetherdev/tether/internal/devserver"
 )
 
 const (
-	clusterName     = "active"
 	defaultStore    = "postgres-default"
 	visibilityStore = "postgres-visibility"
 )
@@ -24,13 +19,9 @@ type ports struct {
 	frontend, frontendHTTP, history, matching, worker, ui int
 }
 
-func (p ports) byService() map[primitives.ServiceName]int {
-	return map[primitives.ServiceName]int{
-		primitives.FrontendService: p.frontend,
-		primitives.HistoryService:  p.history,
-		primitives.MatchingService: p.matching,
-		primitives.WorkerService:   p.worker,
-	}
+// node is the server's deployment on ip.
+func (p ports) node(ip string) devserver.Node {
+	return devserver.Node{IP: ip, Frontend: p.frontend, FrontendHTTP: p.frontendHTTP, History: p.history, Matching: p.matching, Worker: p.worker}
 }
 
 // choosePorts picks free ports for everything o leaves open.
@@ -63,8 +54,7 @@ func hostPort(ip string, port int) string { return net.JoinHostPort(ip, strconv.
 // PostgreSQL, archival off, no global namespaces.
 func serverConfig(o Options, p ports) *config.Config {
 	var c config.Config
-	c.Global.Membership.MaxJoinDuration = 30 * time.Second
-	c.Global.Membership.BroadcastAddress = o.IP
+	p.node(o.IP).Configure(&c)
 	c.Persistence.DefaultStore = defaultStore
 	c.Persistence.VisibilityStore = visibilityStore
 	c.Persistence.NumHistoryShards = int32(o.Shards)
@@ -72,39 +62,5 @@ func serverConfig(o Options, p ports) *config.Config {
 		defaultStore:    {SQL: o.Postgres.sqlConfig(o.Postgres.Database, maxConns)},
 		visibilityStore: {SQL: o.Postgres.sqlConfig(o.Postgres.VisibilityDatabase, maxVisibilityConns)},
 	}
-	c.ClusterMetadata = &cluster.Config{
-		FailoverVersionIncrement: 10,
-		MasterClusterName:        clusterName,
-		CurrentClusterName:       clusterName,
-		ClusterInformation: map[string]cluster.ClusterInformation{clusterName: {
-			Enabled:                true,
-			InitialFailoverVersion: 1,
-			RPCAddress:             hostPort(o.IP, p.frontend),
-			HTTPAddress:            hostPort(o.IP, p.frontendHTTP),
-		}},
-	}
-	c.DCRedirectionPolicy.Policy = "noop"
-	c.Services = map[string]config.Service{}
-	for name, port := range p.byService() {
-		svc := config.Service{RPC: config.RPC{GRPCPort: port, BindOnIP: o.IP}}
-		if name == primitives.FrontendService {
-			svc.RPC.HTTPPort = p.frontendHTTP
-		}
-		c.Services[string(name)] = svc
-	}
-	c.Archival.History.State = "disabled"
-	c.Archival.Visibility.State = "disabled"
-	c.NamespaceDefaults.Archival.History.State = "disabled"
-	c.NamespaceDefaults.Archival.Visibility.State = "disabled"
-	c.PublicClient.HostPort = hostPort(o.IP, p.frontend)
 	return &c
-}
-
-// staticHosts replaces ringpop: every service is one known local host.
-func staticHosts(ip string, p ports) map[primitives.ServiceName]static.Hosts {
-	hosts := map[primitives.ServiceName]static.Hosts{}
-	for name, port := range p.byService() {
-		hosts[name] = static.SingleLocalHost(hostPort(ip, port))
-	}
-	return hosts
 }

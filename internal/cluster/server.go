@@ -7,8 +7,6 @@ import (
 	"net"
 	"sync"
 
-	"go.temporal.io/server/common/authorization"
-	"go.temporal.io/server/common/config"
 	"go.temporal.io/server/common/log"
 	"go.temporal.io/server/temporal"
 
@@ -86,26 +84,10 @@ func checkPortFree(ip string, port int) error {
 	return l.Close()
 }
 
+// newTemporal keeps every limit and cache at the release's defaults (no
+// dynamic config client), as on a fresh cluster.
 func newTemporal(o Options, p ports, logger log.Logger) (temporal.Server, error) {
-	conf := serverConfig(o, p)
-	authorizer, err := authorization.GetAuthorizerFromConfig(&conf.Global.Authorization)
-	if err != nil {
-		return nil, err
-	}
-	claimMapper, err := authorization.GetClaimMapperFromConfig(&conf.Global.Authorization, logger)
-	if err != nil {
-		return nil, err
-	}
-	// No dynamic config client: every limit and cache keeps the release's
-	// defaults, as on a fresh cluster.
-	return temporal.NewServer(
-		temporal.WithConfig(conf),
-		temporal.ForServices(temporal.DefaultServices),
-		temporal.WithStaticHosts(staticHosts(o.IP, p)),
-		temporal.WithLogger(logger),
-		temporal.WithAuthorizer(authorizer),
-		temporal.WithClaimMapper(func(*config.Config) authorization.ClaimMapper { return claimMapper }),
-	)
+	return p.node(o.IP).NewServer(serverConfig(o, p), logger)
 }
 
 // HostPort is the frontend's gRPC address for client.Options.HostPort.

@@ -4,16 +4,12 @@ import (
 	"fmt"
 	"net"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/server/common/cluster"
 	"go.temporal.io/server/common/config"
 	"go.temporal.io/server/common/dynamicconfig"
-	"go.temporal.io/server/common/membership/static"
-	"go.temporal.io/server/common/primitives"
 
 	"github.com/tetherdev/tether/signals"
 )
@@ -110,61 +106,20 @@ type ports struct {
 	frontend, frontendHTTP, history, matching, worker, ui int
 }
 
-func (p ports) byService() map[primitives.ServiceName]int {
-	return map[primitives.ServiceName]int{
-		primitives.FrontendService: p.frontend,
-		primitives.HistoryService:  p.history,
-		primitives.MatchingService: p.matching,
-		primitives.WorkerService:   p.worker,
-	}
+// node is the server's deployment on ip.
+func (p ports) node(ip string) Node {
+	return Node{IP: ip, Frontend: p.frontend, FrontendHTTP: p.frontendHTTP, History: p.history, Matching: p.matching, Worker: p.worker}
 }
-
-func hostPort(ip string, port int) string { return net.JoinHostPort(ip, strconv.Itoa(port)) }
 
 // serverConfig is a single-node cluster with one history shard.
 func serverConfig(o Options, p ports, st stores) *config.Config {
 	var c config.Config
-	c.Global.Membership.MaxJoinDuration = 30 * time.Second
-	c.Global.Membership.BroadcastAddress = o.IP
+	p.node(o.IP).Configure(&c)
 	c.Persistence.DefaultStore = storeName
 	c.Persistence.VisibilityStore = visibilityStoreName
 	c.Persistence.NumHistoryShards = 1
 	c.Persistence.DataStores = map[string]config.DataStore{storeName: {SQL: st.main}, visibilityStoreName: {SQL: st.visibility}}
-	c.ClusterMetadata = &cluster.Config{
-		FailoverVersionIncrement: 10,
-		MasterClusterName:        clusterName,
-		CurrentClusterName:       clusterName,
-		ClusterInformation: map[string]cluster.ClusterInformation{clusterName: {
-			Enabled:                true,
-			InitialFailoverVersion: 1,
-			RPCAddress:             hostPort(o.IP, p.frontend),
-			HTTPAddress:            hostPort(o.IP, p.frontendHTTP),
-		}},
-	}
-	c.DCRedirectionPolicy.Policy = "noop"
-	c.Services = map[string]config.Service{}
-	for name, port := range p.byService() {
-		svc := config.Service{RPC: config.RPC{GRPCPort: port, BindOnIP: o.IP}}
-		if name == primitives.FrontendService {
-			svc.RPC.HTTPPort = p.frontendHTTP
-		}
-		c.Services[string(name)] = svc
-	}
-	c.Archival.History.State = "disabled"
-	c.Archival.Visibility.State = "disabled"
-	c.NamespaceDefaults.Archival.History.State = "disabled"
-	c.NamespaceDefaults.Archival.Visibility.State = "disabled"
-	c.PublicClient.HostPort = hostPort(o.IP, p.frontend)
 	return &c
-}
-
-// staticHosts replaces ringpop: every service is one known local host.
-func staticHosts(ip string, p ports) map[primitives.ServiceName]static.Hosts {
-	hosts := map[primitives.ServiceName]static.Hosts{}
-	for name, port := range p.byService() {
-		hosts[name] = static.SingleLocalHost(hostPort(ip, port))
-	}
-	return hosts
 }
 
 // dynamicConfig is our defaults with extra merged over them. Besides

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"sync"
 
-	"go.temporal.io/server/common/authorization"
-	"go.temporal.io/server/common/config"
 	"go.temporal.io/server/common/log"
 	"go.temporal.io/server/temporal"
 	"go.uber.org/zap"
@@ -92,24 +90,7 @@ func start(ctx context.Context, o Options) (*Server, error) {
 }
 
 func newTemporal(o Options, p ports, st stores, dc *dynamicClient, logger log.Logger) (temporal.Server, error) {
-	conf := serverConfig(o, p, st)
-	authorizer, err := authorization.GetAuthorizerFromConfig(&conf.Global.Authorization)
-	if err != nil {
-		return nil, err
-	}
-	claimMapper, err := authorization.GetClaimMapperFromConfig(&conf.Global.Authorization, logger)
-	if err != nil {
-		return nil, err
-	}
-	return temporal.NewServer(
-		temporal.WithConfig(conf),
-		temporal.ForServices(temporal.DefaultServices),
-		temporal.WithStaticHosts(staticHosts(o.IP, p)), // no ringpop: faster, no membership ports
-		temporal.WithLogger(logger),
-		temporal.WithAuthorizer(authorizer),
-		temporal.WithClaimMapper(func(*config.Config) authorization.ClaimMapper { return claimMapper }),
-		temporal.WithDynamicConfigClient(dc),
-	)
+	return p.node(o.IP).NewServer(serverConfig(o, p, st), logger, temporal.WithDynamicConfigClient(dc))
 }
 
 func (s *Server) startUI(ctx context.Context, ip string, port int, codecEndpoint string) (*webUI, error) {
