@@ -7,6 +7,10 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	commonpb "go.temporal.io/api/common/v1"
+	enumspb "go.temporal.io/api/enums/v1"
+	updatepb "go.temporal.io/api/update/v1"
+	"go.temporal.io/api/workflowservice/v1"
 
 	"github.com/tetherdev/tether/agent"
 	"github.com/tetherdev/tether/eventlog"
@@ -230,7 +234,18 @@ func TestASignalAndAnUpdateOfOneIDInOneTaskProjectAsTheCopyTaken(t *testing.T) {
 		_, err := h.Followup(ctx, "/say updated copy", agent.WithMessageID("twin"), agent.Acknowledged())
 		acked <- err
 	}()
-	time.Sleep(time.Second) // the server holds the update until a worker takes the task
+	// The server holds the update until a worker takes the task: start one
+	// once the update is admitted, so both reach it in one task.
+	waitFor(t, 30*time.Second, "the update to be admitted", func() bool {
+		pctx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		_, err := e.c.WorkflowService().PollWorkflowExecutionUpdate(pctx, &workflowservice.PollWorkflowExecutionUpdateRequest{
+			Namespace:  e.ts.GetDefaultNamespace(),
+			UpdateRef:  &updatepb.UpdateRef{WorkflowExecution: &commonpb.WorkflowExecution{WorkflowId: h.ID}, UpdateId: "twin"},
+			WaitPolicy: &updatepb.WaitPolicy{LifecycleStage: enumspb.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ADMITTED},
+		})
+		return err == nil
+	})
 	e.startWorker(echoTool())
 	require.NoError(t, <-acked, "the update's copy is taken")
 	idleAcrossRuns(ctx, t, h)

@@ -43,11 +43,14 @@ func dropOversizeUpdates(ctx context.Context, method string, req, reply any, cc 
 	return nil
 }
 
+// updateRequestName is the protocol message body of an update request.
+var updateRequestName = (&updatepb.Request{}).ProtoReflect().Descriptor().FullName()
+
 // shrinkUpdates replaces the oversized inputs of r's update requests.
 func shrinkUpdates(r *workflowservice.PollWorkflowTaskQueueResponse) {
 	for _, m := range r.GetMessages() {
 		body := m.GetBody()
-		if body == nil || body.MessageName() != (&updatepb.Request{}).ProtoReflect().Descriptor().FullName() {
+		if body == nil || body.MessageName() != updateRequestName {
 			continue
 		}
 		var u updatepb.Request
