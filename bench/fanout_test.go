@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/api/operatorservice/v1"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/server/temporaltest"
 	"google.golang.org/protobuf/proto"
@@ -18,7 +16,6 @@ import (
 	"github.com/tetherdev/tether/activities/tools"
 	"github.com/tetherdev/tether/agent"
 	"github.com/tetherdev/tether/eventlog"
-	"github.com/tetherdev/tether/fx/temporalfx"
 	"github.com/tetherdev/tether/fx/workerfx"
 	"github.com/tetherdev/tether/projection"
 	"github.com/tetherdev/tether/signals"
@@ -105,17 +102,8 @@ func fanOut(b *testing.B, task string) {
 // fanOutServer is an embedded server with one worker: the scripted model,
 // the loop's tools and a tool that returns 2 KB.
 func fanOutServer(b *testing.B) (*temporaltest.TestServer, *agent.Client) {
-	ts := temporaltest.NewServer(temporaltest.WithT(&testing.T{}))
-	b.Cleanup(ts.Stop)
+	ts, agents := bareServer(b)
 	c := ts.GetDefaultClient()
-	attrs := map[string]enumspb.IndexedValueType{}
-	for n, k := range signals.SearchAttributeKinds {
-		attrs[n] = temporalfx.IndexedType(k)
-	}
-	if _, err := c.OperatorService().AddSearchAttributes(context.Background(), &operatorservice.AddSearchAttributesRequest{
-		Namespace: ts.GetDefaultNamespace(), SearchAttributes: attrs}); err != nil {
-		b.Fatal(err)
-	}
 	blob := tools.Tool{Name: "blob", Description: "Return 2 KB.", Run: func(context.Context, tools.Call) (tools.Result, error) {
 		return tools.Result{Content: strings.Repeat("x", 2048)}, nil
 	}}
@@ -130,5 +118,5 @@ func fanOutServer(b *testing.B) (*temporaltest.TestServer, *agent.Client) {
 				DefaultProvider: scripted.Name, Tools: reg, Log: reader},
 			&activities.Tool{Runner: reg, Log: reader})
 	}, opts)
-	return ts, agent.New(c, signals.TaskQueue)
+	return ts, agents
 }
