@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -133,12 +132,6 @@ func TestADetachedChildReportsTwoTurnsIntoItsParentsInbox(t *testing.T) {
 }
 
 func TestAParentThatContinuesAsNewStillReceivesItsChildrensResults(t *testing.T) {
-	if os.Getenv("TETHER_KNOWN_BUGS") == "" {
-		// About 1 run in 4, one detached child's report never reaches the
-		// parent after its Continue-As-New (issue 9's note); run with
-		// TETHER_KNOWN_BUGS=1 to see it.
-		t.Skip("known bug: a child's report can be lost across its parent's Continue-As-New")
-	}
 	e := newEnv(t)
 	e.cfg.MaxRunTurns = 1
 	g := newGate(t)
@@ -165,6 +158,17 @@ func TestAParentThatContinuesAsNewStillReceivesItsChildrensResults(t *testing.T)
 			}
 			st, err := h.Status(context.Background())
 			t.Logf("status %+v %v", st, err)
+			for _, c := range st.Children {
+				ch, err := e.agents.Attach(context.Background(), c.ID)
+				require.NoError(t, err)
+				clog, err := ch.Log(context.Background())
+				t.Logf("child %s log (err %v):", c.ID, err)
+				for _, env := range clog {
+					t.Logf("  %d %s %s", env.Seq, env.Type, env.Data)
+				}
+				dumpChain(t, e, c.ID)
+			}
+			dumpChain(t, e, h.ID)
 		}
 	})
 	waitFor(t, 30*time.Second, "both results in the new run", func() bool {
@@ -283,4 +287,15 @@ func TestATreeOfAgentsSurvivesAWorkerKilledWhileChildrenRun(t *testing.T) {
 		require.Equal(t, 1, countPair(slow, "done", c.ChildID+"/1/1/call_1_0"), "each child's tool finished once: %v", slow)
 	}
 	require.NoError(t, h.Dispose(ctx, ""))
+}
+
+// dumpChain logs the event types of every run of an agent's history.
+func dumpChain(t *testing.T, e *env, id string) {
+	runs, err := projection.FetchChain(context.Background(), e.c, id)
+	t.Logf("history of %s (err %v):", id, err)
+	for i, evs := range runs {
+		for _, ev := range evs {
+			t.Logf("  run %d %d %s %v", i, ev.EventId, ev.EventType, ev.EventTime.AsTime().Format("15:04:05.000"))
+		}
+	}
 }

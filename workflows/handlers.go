@@ -165,18 +165,17 @@ func (r *run) queries(ctx workflow.Context) error {
 // It returns a drain that hands every signal already delivered but not yet
 // received to handle, without blocking: run before the run ends, so nothing
 // delivered is lost.
+//
+// The coroutine waits for the channel to hold a value and only then takes
+// it, rather than blocking in Receive: a blocked Receive is handed the value
+// the moment the signal is delivered, before the coroutine runs, where no
+// drain can see it. A run that decided to continue as new in the same
+// workflow task then closed with the signal in that coroutine's hands, and
+// the signal was lost (a child's report, seen about 1 run in 4 when it
+// arrived while the parent's Continue-As-New was being completed).
 func receive[T any](ctx workflow.Context, name string, handle func(T)) (drain func()) {
 	ch := workflow.GetSignalChannel(ctx, name)
-	workflow.Go(ctx, func(ctx workflow.Context) {
-		for {
-			var v T
-			if !ch.Receive(ctx, &v) {
-				return
-			}
-			handle(v)
-		}
-	})
-	return func() {
+	drain = func() {
 		for {
 			var v T
 			if !ch.ReceiveAsync(&v) {
@@ -185,6 +184,16 @@ func receive[T any](ctx workflow.Context, name string, handle func(T)) (drain fu
 			handle(v)
 		}
 	}
+	// Disconnected: a cancellation request ends the run through its
+	// selector, not by stopping its signals halfway.
+	detached, _ := workflow.NewDisconnectedContext(ctx)
+	workflow.Go(detached, func(ctx workflow.Context) {
+		for {
+			_ = workflow.Await(ctx, func() bool { return ch.Len() > 0 })
+			drain()
+		}
+	})
+	return drain
 }
 
 func (r *run) receive(ctx workflow.Context, name string, handle func(signals.Message)) {
