@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"time"
@@ -104,13 +106,15 @@ func bounded(ctx context.Context, server string, s *sdk.ClientSession) (eventlog
 }
 
 // listError says plainly why server could not be listed when it refused
-// the worker's credentials or ran out of time.
+// the worker's credentials, hung up or ran out of time.
 func listError(ctx context.Context, server string, err error) error {
-	if r, ok := refused(err); ok {
+	switch r, ok := refused(err); {
+	case ok:
 		return fmt.Errorf("MCP server %q refused the worker: %v; check the credentials the worker sends it (headers_env)", server, r)
-	}
-	if ctx.Err() == context.DeadlineExceeded {
+	case ctx.Err() == context.DeadlineExceeded:
 		return fmt.Errorf("no answer within the listing timeout: %w", err)
+	case errors.Is(err, io.EOF) || errors.Is(err, sdk.ErrConnectionClosed):
+		return fmt.Errorf("%w (the server closed the connection; what a stdio server wrote to stderr is in the worker's log)", err)
 	}
 	return err
 }
