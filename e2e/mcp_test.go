@@ -56,10 +56,10 @@ func startHTTPMCPServer(t *testing.T, bin, state, header string) string {
 // startMCPWorker starts a worker with the scripted model and the MCP
 // servers of cfg, logging to log, wired as mcpfx wires them: the
 // ListTools activity, the tool activity's caller, and mcp:<server> among
-// the tools agents may name.
-func (e *env) startMCPWorker(cfg mcp.Config, log *slog.Logger) workflows.Config {
+// the tools agents may name, beside the worker's own tools.
+func (e *env) startMCPWorker(cfg mcp.Config, log *slog.Logger, own ...tools.Tool) workflows.Config {
 	e.t.Helper()
-	reg, err := tools.NewRegistry(tools.LoopTools()...)
+	reg, err := tools.NewRegistry(append(own, tools.LoopTools()...)...)
 	require.NoError(e.t, err)
 	sessions := mcp.NewManager(cfg, log)
 	e.t.Cleanup(func() { _ = sessions.Close() }) // after the worker stops
