@@ -54,13 +54,14 @@ func startHTTPMCPServer(t *testing.T, bin, state, header string) string {
 }
 
 // startMCPWorker starts a worker with the scripted model and the MCP
-// servers of cfg, wired as mcpfx wires them: the ListTools activity, the
-// tool activity's caller, and mcp:<server> among the tools agents may name.
-func (e *env) startMCPWorker(cfg mcp.Config) workflows.Config {
+// servers of cfg, logging to log, wired as mcpfx wires them: the
+// ListTools activity, the tool activity's caller, and mcp:<server> among
+// the tools agents may name, beside the worker's own tools.
+func (e *env) startMCPWorker(cfg mcp.Config, log *slog.Logger, own ...tools.Tool) workflows.Config {
 	e.t.Helper()
-	reg, err := tools.NewRegistry(tools.LoopTools()...)
+	reg, err := tools.NewRegistry(append(own, tools.LoopTools()...)...)
 	require.NoError(e.t, err)
-	sessions := mcp.NewManager(cfg, slog.New(slog.DiscardHandler))
+	sessions := mcp.NewManager(cfg, log)
 	e.t.Cleanup(func() { _ = sessions.Close() }) // after the worker stops
 	reader := activities.NewLogReader(activities.WorkflowLog{Client: e.c}, 0)
 	model := &activities.Model{
@@ -105,7 +106,7 @@ func TestAnAgentUsesMCPToolsOverStdioAndHTTP(t *testing.T) {
 		return map[string]string{"PATH": os.Getenv("PATH"), "WEB_AUTH": "Bearer e2e"}[k]
 	})
 	require.NoError(t, err)
-	e.startMCPWorker(cfg)
+	e.startMCPWorker(cfg, slog.New(slog.DiscardHandler))
 
 	ctx := ctxT(t, 3*time.Minute)
 	h, err := e.agents.Create(ctx, agent.CreateOptions{

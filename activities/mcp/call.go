@@ -29,8 +29,9 @@ type Caller struct {
 
 // CallMCP calls tool.Tool of server tool.Server with call's arguments. What
 // the model should see — the tool's result, an isError result, a JSON-RPC
-// error the server answered, arguments that are not an object — comes back
-// as a Result (with IsError for failures). A returned error is a fault of
+// error the server answered, an HTTP server's 401 or 403 (no retry mends
+// refused credentials), arguments that are not an object — comes back as
+// a Result (with IsError for failures). A returned error is a fault of
 // the server's process or connection (it exited, refused or reset the
 // connection, answered 5xx): the attempt failed and may be retried, and
 // the next call connects again. A call still running when ctx ends
@@ -45,6 +46,9 @@ func (c *Caller) CallMCP(ctx context.Context, tool signals.MCPGrant, call tools.
 		return c.failed(fmt.Sprintf("arguments of tool %q must be a JSON object", call.Name)), nil
 	}
 	s, err := c.Sessions.session(ctx, tool.Server)
+	if r, ok := refused(err); ok {
+		return c.refused(tool, r), nil
+	}
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -53,6 +57,9 @@ func (c *Caller) CallMCP(ctx context.Context, tool signals.MCPGrant, call tools.
 	})
 	if e, ok := answer(err); ok {
 		return c.failed(fmt.Sprintf("MCP server %q refused tool %q: %s (JSON-RPC error %d)", tool.Server, tool.Tool, e.Message, e.Code)), nil
+	}
+	if r, ok := refused(err); ok {
+		return c.refused(tool, r), nil
 	}
 	if err != nil {
 		if broken(ctx, err) {
@@ -78,6 +85,13 @@ func (c *Caller) result(res *sdk.CallToolResult) tools.Result {
 		text = "the tool failed without saying why"
 	}
 	return c.bound(tools.Result{Content: text, IsError: res.IsError})
+}
+
+// refused is the result of a call whose server refused the worker's
+// credentials. The operator, who alone can mend them, reads it in the log.
+func (c *Caller) refused(tool signals.MCPGrant, r *refusal) tools.Result {
+	c.Sessions.log.Warn("MCP server refused a call", "server", tool.Server, "tool", tool.Tool, "status", r.status)
+	return c.failed(fmt.Sprintf("MCP server %q refused tool %q: %s (%v); calling it again will not help", tool.Server, tool.Tool, r.why(), r))
 }
 
 func (c *Caller) failed(msg string) tools.Result {

@@ -11,11 +11,12 @@
 // server records no tools again. Caller runs the tool activity's calls.
 //
 // It must never fail a listing for one server (that server's entry says
-// why), never show the model a fault of a server's process or connection
-// (the attempt fails and is retried; only what the server answered
-// reaches the model), never give a stdio server the worker's environment
-// beyond InheritedEnv and what the config file names, and never take a
-// header's value from the config file.
+// why, and the worker logs it), never show the model a fault of a
+// server's process or connection (the attempt fails and is retried; only
+// what the server answered reaches the model, an HTTP server's 401 or 403
+// included, since no retry mends refused credentials), never give a stdio
+// server the worker's environment beyond InheritedEnv and what the config
+// file names, and never take a header's value from the config file.
 //
 // Invariants: every tools/call carries the call's idempotency key in its
 // _meta (IdempotencyKeyMeta); a listing holds at most

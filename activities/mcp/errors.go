@@ -3,6 +3,9 @@ package mcp
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"net/http"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -33,8 +36,48 @@ func answer(err error) (*jsonrpc.Error, bool) {
 
 // broken reports whether a request's failure may have broken its
 // session, so it is dropped and the next use connects again: any fault
-// but the caller's own deadline or cancellation.
+// but the caller's own deadline or cancellation. A refusal is no fault:
+// the server answered.
 func broken(ctx context.Context, err error) bool {
 	_, answered := answer(err)
-	return !answered && ctx.Err() == nil
+	_, isRefusal := refused(err)
+	return !answered && !isRefusal && ctx.Err() == nil
+}
+
+// refusal is a streamable-HTTP server's 401 Unauthorized or 403 Forbidden
+// answer: the server is up and will not serve the worker with the
+// credentials it sends, which no retry mends.
+type refusal struct{ status int }
+
+func (r *refusal) Error() string {
+	return fmt.Sprintf("HTTP %d %s", r.status, http.StatusText(r.status))
+}
+
+// why says what the refusal means, for the model.
+func (r *refusal) why() string {
+	if r.status == http.StatusForbidden {
+		return "the worker is not allowed to use it"
+	}
+	return "the worker is not authorized"
+}
+
+// refused returns the refusal err is, if it is one.
+func refused(err error) (*refusal, bool) { return errors.AsType[*refusal](err) }
+
+// refusals turns a 401 or 403 answer to a POST (every request of a call
+// or a listing) into a *refusal error, so it reaches the caller as the
+// server's answer: the SDK would report it as a broken connection, which
+// is retried. A GET, the optional stream of server messages, keeps the
+// SDK's handling, which treats any 4xx as "no stream here".
+type refusals struct{ next http.RoundTripper }
+
+func (t refusals) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := t.next.RoundTrip(r)
+	if err != nil || r.Method != http.MethodPost ||
+		resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden {
+		return resp, err
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10)) // lets the connection be reused
+	_ = resp.Body.Close()
+	return nil, &refusal{status: resp.StatusCode}
 }

@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"time"
@@ -51,6 +53,7 @@ func (l *Lister) list(ctx context.Context, server, known string) eventlog.Server
 	defer cancel()
 	st, err := l.fetch(ctx, server)
 	if err != nil {
+		l.Sessions.log.Warn("MCP server not listed", "server", server, "error", err)
 		return eventlog.ServerTools{Server: server, Error: err.Error()}
 	}
 	if st.Digest == known {
@@ -65,14 +68,14 @@ func (l *Lister) fetch(ctx context.Context, server string) (eventlog.ServerTools
 	for attempt := 1; ; attempt++ {
 		s, err := l.Sessions.session(ctx, server)
 		if err != nil {
-			return eventlog.ServerTools{}, listError(ctx, err)
+			return eventlog.ServerTools{}, listError(ctx, server, err)
 		}
 		st, err := bounded(ctx, server, s)
 		if err == nil {
 			return st, nil
 		}
 		if !broken(ctx, err) || attempt == 2 {
-			return eventlog.ServerTools{}, listError(ctx, fmt.Errorf("list tools of MCP server %q: %w", server, err))
+			return eventlog.ServerTools{}, listError(ctx, server, fmt.Errorf("list tools of MCP server %q: %w", server, err))
 		}
 		l.Sessions.drop(server, s)
 	}
@@ -102,10 +105,16 @@ func bounded(ctx context.Context, server string, s *sdk.ClientSession) (eventlog
 	return st, nil
 }
 
-// listError says a listing ran out of time plainly.
-func listError(ctx context.Context, err error) error {
-	if ctx.Err() == context.DeadlineExceeded {
+// listError says plainly why server could not be listed when it refused
+// the worker's credentials, hung up or ran out of time.
+func listError(ctx context.Context, server string, err error) error {
+	switch r, ok := refused(err); {
+	case ok:
+		return fmt.Errorf("MCP server %q refused the worker: %v; check the credentials the worker sends it (headers_env)", server, r)
+	case ctx.Err() == context.DeadlineExceeded:
 		return fmt.Errorf("no answer within the listing timeout: %w", err)
+	case errors.Is(err, io.EOF) || errors.Is(err, sdk.ErrConnectionClosed):
+		return fmt.Errorf("%w (the server closed the connection; what a stdio server wrote to stderr is in the worker's log)", err)
 	}
 	return err
 }

@@ -137,7 +137,7 @@ func (m *Manager) transport(srv Server) sdk.Transport {
 	if srv.URL != "" {
 		return &sdk.StreamableClientTransport{
 			Endpoint:   srv.URL,
-			HTTPClient: &http.Client{Transport: headers{srv.Headers, http.DefaultTransport}},
+			HTTPClient: &http.Client{Transport: refusals{headers{srv.Headers, http.DefaultTransport}}},
 			MaxRetries: -1, // a broken session is reopened by the next call instead
 		}
 	}

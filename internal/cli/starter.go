@@ -39,6 +39,8 @@ commands:
   start [--id ID] [--provider P] [--model M] [--system TEXT] [--tools a,b] [--approve a,b] [--wait|--stream] MESSAGE
                                    (--tools default current_time,calculate; read_file and
                                     list_files need a worker started with --workspace DIR;
+                                    mcp:SERVER gives every tool of a server in the worker's
+                                    --mcp-config, mcp:SERVER/TOOL one of them;
                                     --approve: tools whose calls wait for approve/deny)
   followup [--no-ack] [--message-id M] ID MESSAGE   queue a message for a turn of its own (wakes the agent)
   steer [--no-ack] [--message-id M] ID MESSAGE      queue a message for the next step (wakes the agent)

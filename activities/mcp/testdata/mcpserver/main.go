@@ -2,7 +2,8 @@
 // official Go SDK. It serves stdio by default, or streamable HTTP with
 // -http ADDR (printing "url <URL>" once it listens). -state names a
 // directory where its tools leave what tests check: notes, the
-// idempotency keys calls carried, the marker of a crash.
+// idempotency keys calls carried, the marker of a crash. -crash-on-list
+// makes it exit when asked for its tools.
 package main
 
 import (
@@ -30,8 +31,12 @@ func main() {
 	state := flag.String("state", os.TempDir(), "directory of the files tools write")
 	header := flag.String("require-header", "", `"Name: value" every HTTP request must carry`)
 	many := flag.Int("many", 0, "add this many extra read-only tools")
+	crashOnList := flag.Bool("crash-on-list", false, "exit when asked for the tools, as a server that breaks at listing")
 	flag.Parse()
 	s := newServer(*state, *many)
+	if *crashOnList {
+		s.AddReceivingMiddleware(exitOn("tools/list"))
+	}
 	if *addr == "" {
 		if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 			log.Fatal(err)
@@ -62,6 +67,18 @@ func requireHeader(next http.Handler, name, value string) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// exitOn exits the process when a request of method arrives.
+func exitOn(method string) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, m string, req mcp.Request) (mcp.Result, error) {
+			if m == method {
+				os.Exit(4)
+			}
+			return next(ctx, m, req)
+		}
+	}
 }
 
 type server struct {
