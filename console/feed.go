@@ -50,7 +50,7 @@ type feed struct {
 	tr     *transcript.Transcript
 	status []byte
 	parent string // the agent's parent, from its options
-	live   liveCall
+	live   liveCalls
 	subs   map[chan frame]struct{}
 }
 
@@ -74,9 +74,7 @@ func (f *feed) subscribe(ctx context.Context, from int64) ([]frame, chan frame, 
 		out = append(out, f.blockFrame(b))
 	}
 	out = append(out, frame{Event: "status", ID: f.tr.Next - 1, Data: f.status})
-	if f.live.active {
-		out = append(out, f.live.frame(true))
-	}
+	out = append(out, f.live.frames()...)
 	switch {
 	case f.closed:
 		return append(out, closedFrame), nil, nil
@@ -210,9 +208,7 @@ func (f *feed) poll() (int, bool) {
 	}
 	f.status = status
 	f.broadcast(frame{Event: "status", ID: f.tr.Next - 1, Data: status})
-	if f.live.active && !calling(f.tr, f.live.Turn, f.live.Step) {
-		f.live = liveCall{} // settled: the log has the message now
-	}
+	f.live.settle(f.tr)
 	return len(envs), false
 }
 
