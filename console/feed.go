@@ -22,6 +22,9 @@ const (
 	closedCheck     = 4 * time.Second
 	subscriberQueue = 256
 	retryTokens     = time.Second
+	// treeEvery is how often a feed reads its agent's tree again while
+	// agents in it may change.
+	treeEvery = 2 * time.Second
 )
 
 // frame is one Server-Sent Event. ID is the log position it brings a page
@@ -52,6 +55,14 @@ type feed struct {
 	parent string // the agent's parent, from its options
 	live   liveCalls
 	subs   map[chan frame]struct{}
+
+	// tree is the agent's tree as last read, with the log's children it
+	// was read for; owned by run's goroutine.
+	tree struct {
+		root *treeNode
+		key  string
+		at   time.Time
+	}
 }
 
 // subscribe returns the frames that bring a page at log position from up
