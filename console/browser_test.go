@@ -47,8 +47,10 @@ func navigating(err error) bool {
 
 // The console in a real browser: log in, start an agent, watch its tokens
 // arrive, get a typed error, cancel a turn in flight, watch the next turn's
-// tokens arrive on the same page, reload mid-turn and find nothing lost; then approve a pending call, see a child appear in the
-// tree and finish, and reload while it runs.
+// tokens arrive on the same page, reload mid-turn and find nothing lost;
+// then approve a pending call, see a child appear in the tree and finish,
+// reload while it runs, and see a detached child's new turn in the tree as
+// it runs.
 func TestBrowserWatchesTokensApprovesACallFollowsAChildCancelsATurnAndLosesNothingOnReload(t *testing.T) {
 	e := newEnv(t, envOptions{wordDelay: 60 * time.Millisecond, console: Options{Token: testToken}})
 	b := browsertest.New(t)
@@ -190,4 +192,22 @@ func orchestrate(t *testing.T, e *env, b context.Context, do func(...chromedp.Ac
 	wait(`location.pathname === "/agents/` + url.PathEscape(child) + `"`)
 	wait(`!!document.getElementById('parent-link')`)
 	require.Equal(t, "orchestrator", eval(`document.getElementById('parent-link').textContent`))
+
+	// A detached child's new turn shows in the parent's tree as it runs,
+	// though nothing moved in the parent's log.
+	h, err := e.agents.Attach(ctx, "orchestrator")
+	require.NoError(t, err)
+	detached, err := h.Spawn(ctx, signals.SpawnArgs{Task: "/say ready", Mode: "detach"})
+	require.NoError(t, err)
+	dh := e.attach(ctx, detached)
+	_, err = dh.WaitIdle(ctx)
+	require.NoError(t, err)
+	_, err = h.WaitIdle(ctx)
+	require.NoError(t, err)
+	do(chromedp.Navigate(e.web.URL + "/agents/orchestrator"))
+	entry := `document.querySelector('#children li[data-child="` + detached + `"]')`
+	wait(`!!` + entry + ` && ` + entry + `.querySelector('.chip').textContent === 'idle'`)
+	_, err = dh.Followup(ctx, "/say "+sentence("e", 80))
+	require.NoError(t, err)
+	wait(entry + `.querySelector('.chip').textContent === 'running' && ` + entry + `.innerText.includes('turn 2')`)
 }

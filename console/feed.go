@@ -145,6 +145,9 @@ func (f *feed) run() {
 			delay, idle = minPoll, 0
 			continue
 		}
+		if f.treeDue() {
+			f.refreshStatus()
+		}
 		if idle += delay; idle >= closedCheck {
 			if f.ended() {
 				f.markClosed()

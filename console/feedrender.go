@@ -1,6 +1,7 @@
 package console
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -70,6 +71,28 @@ func (f *feed) readTree(ctx context.Context, kids []*transcript.Child) *treeNode
 		f.tree.root, f.tree.key, f.tree.at = f.s.tree(ctx, f.h.ID, kids), key, time.Now()
 	}
 	return f.tree.root
+}
+
+// treeDue reports whether the tree has agents that may still change and
+// its reading is treeEvery old: their status moves without the log.
+func (f *feed) treeDue() bool {
+	return f.tree.root.open() && time.Since(f.tree.at) >= treeEvery
+}
+
+// refreshStatus renders the status panel again and sends it if it
+// changed.
+func (f *feed) refreshStatus() {
+	f.mu.Lock()
+	tr := f.tr
+	f.mu.Unlock()
+	status := f.statusJSON(tr)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if bytes.Equal(status, f.status) {
+		return
+	}
+	f.status = status
+	f.broadcast(frame{Event: "status", ID: f.tr.Next - 1, Data: status})
 }
 
 // calling reports whether step turn.step of tr still waits for its model.

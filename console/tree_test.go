@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -157,5 +158,44 @@ func TestThePageShowsTheWholeTreeWithEachAgentsStatusTurnModelAndUsage(t *testin
 		require.Contains(t, li, `<span class="chip idle">idle</span>`)
 		require.Regexp(t, `detach · turn \d+ · (\d+ reported · )?default/default`, li, "mode, turn, model")
 		require.Regexp(t, `\d+ in · \d+ out`, li, "usage")
+	}
+}
+
+// A child's status reaches its parent's page by the parent's feed, though
+// nothing changes in the parent's log.
+func TestAChildsStatusReachesItsParentsPageLiveWithoutTheParentsLog(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	ctx := ctxT(t, time.Minute)
+	h := e.idle(ctx, "minder", "/say hi", signals.AgentOptions{Tools: []string{"gate"}})
+	child, err := h.Spawn(ctx, signals.SpawnArgs{Task: "/say ready"})
+	require.NoError(t, err)
+	ch := e.attach(ctx, child)
+	_, err = ch.WaitIdle(ctx)
+	require.NoError(t, err)
+	_, err = h.WaitIdle(ctx) // the child's report settled in a turn of the parent
+	require.NoError(t, err)
+
+	events := e.stream(ctx, "minder", nil, "?from=0")
+	entry := func(ev sse) string {
+		if ev.Event != "status" {
+			return ""
+		}
+		var st struct{ HTML string }
+		require.NoError(t, json.Unmarshal([]byte(ev.Data), &st))
+		return childLi(st.HTML, child)
+	}
+	got := until(t, ctx, events, func(ev sse) bool { return strings.Contains(entry(ev), "idle") })
+	at := got[len(got)-1].ID
+
+	_, err = ch.Followup(ctx, "/tool gate {}")
+	require.NoError(t, err)
+	e.gate.waitStarted(t, ctx)
+	got = until(t, ctx, events, func(ev sse) bool {
+		li := entry(ev)
+		return strings.Contains(li, `<span class="chip running">running</span>`) && strings.Contains(li, "turn 2")
+	})
+	for _, ev := range got {
+		require.Equal(t, "status", ev.Event, "nothing moved in the parent's log")
+		require.Equal(t, at, ev.ID)
 	}
 }
