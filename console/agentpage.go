@@ -23,9 +23,10 @@ type statusView struct {
 	Total       transcript.Usage
 	Selection   *eventlog.Selection
 	FromHistory bool
-	// Parent and Children are the agent's tree, one level each way.
-	Parent   string
-	Children []childRow
+	// Parent is the agent's parent; Tree its descendants, within the
+	// bounds (MaxTreeDepth, MaxTreeNodes), nil when it has no children.
+	Parent string
+	Tree   *treeNode
 	// Forms says the panel carries the decision forms; CSRF is the
 	// session's token, "" in the live feed's shared panel, where the
 	// page's script fills in its own (and drops the forms for a reader).
@@ -67,7 +68,7 @@ func (s *Server) agentPage(w http.ResponseWriter, r *http.Request) {
 	if snap.Options != nil {
 		v.Status.Parent = snap.Options.Parent
 	}
-	v.Status.Children = s.tree(r.Context(), id, tr)
+	v.Status.Tree = s.tree(r.Context(), id, tr.Children)
 	if sess := s.session(r); sess.Operator && !snap.Closed {
 		v.Status.Forms, v.Status.CSRF = true, sess.CSRF
 	}

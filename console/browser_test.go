@@ -46,9 +46,11 @@ func navigating(err error) bool {
 }
 
 // The console in a real browser: log in, start an agent, watch its tokens
-// arrive, get a typed error, cancel a turn in flight, reload mid-turn and
-// find nothing lost; then approve a pending call, see a child appear in the
-// tree and finish, and reload while it runs.
+// arrive, get a typed error, cancel a turn in flight, watch the next turn's
+// tokens arrive on the same page, reload mid-turn and find nothing lost;
+// then approve a pending call, see a child appear in the tree and finish,
+// reload while it runs, and see a detached child's new turn in the tree as
+// it runs.
 func TestBrowserWatchesTokensApprovesACallFollowsAChildCancelsATurnAndLosesNothingOnReload(t *testing.T) {
 	e := newEnv(t, envOptions{wordDelay: 60 * time.Millisecond, console: Options{Token: testToken}})
 	b := browsertest.New(t)
@@ -109,31 +111,32 @@ func TestBrowserWatchesTokensApprovesACallFollowsAChildCancelsATurnAndLosesNothi
 	do(chromedp.Click(css("#send-followup")))
 	wait(`(() => { const r = document.getElementById('result'); return r.classList.contains('error') && r.textContent.includes('(empty_message)'); })()`)
 
-	// Reload mid-turn: the page comes back with the whole call so far.
-	do(chromedp.SetValue(css("#message-form textarea"), "/say "+sentence("c", 50)), chromedp.Click(css("#send-followup")))
-	wait(liveHas("2-1", "c06"))
-	do(chromedp.Reload())
-	wait(liveHas("2-1", "c06"))
-	require.True(t, strings.HasPrefix(eval(`document.getElementById('live-2-1').textContent`), "c01 c02 c03"),
-		"after the reload the live text starts at the call's first token")
-	wait(`(() => { const m = document.querySelector('#turn-2 .msg.assistant'); return !!m && m.textContent.includes('c50'); })()`)
-	require.Equal(t, sentence("c", 50), eval(`document.querySelector('#turn-2 .msg.assistant .md').textContent.trim()`))
-	wait(`document.getElementById('status-chip').textContent === 'idle'`)
-	browsertest.Screenshot(t, b, filepath.Join(docs, "console-agent.png"))
-
-	// (The reload comes before the cancel: with the cancel first, the live
-	// tokens of the next call did not reach the page, an open bug of the
-	// console's feed; the Go client's follower does see them,
-	// TestAFollowerSeesTheCallAfterACanceledOne.)
 	// Cancel the turn in flight.
 	do(chromedp.SetValue(css("#message-form textarea"), "/say "+sentence("b", 80)), chromedp.Click(css("#send-followup")))
-	wait(liveHas("3-1", "b03"))
+	wait(liveHas("2-1", "b03"))
 	do(chromedp.SetValue(css("#cancel-form input[name=cause]"), "seen enough"), chromedp.Click(css("#cancel-turn")))
-	wait(`!!document.querySelector('#turn-3 .tag.end.canceled')`)
-	turn3 := eval(`document.getElementById('turn-3').textContent`)
-	require.Contains(t, turn3, "cancel requested: seen enough")
-	require.Equal(t, "0", eval(`String(document.querySelectorAll('#turn-3 .msg.assistant').length)`), "the answer never finished")
-	require.Contains(t, turn3, "model call canceled")
+	wait(`!!document.querySelector('#turn-2 .tag.end.canceled')`)
+	turn2 := eval(`document.getElementById('turn-2').textContent`)
+	require.Contains(t, turn2, "cancel requested: seen enough")
+	require.Equal(t, "0", eval(`String(document.querySelectorAll('#turn-2 .msg.assistant').length)`), "the answer never finished")
+	require.Contains(t, turn2, "model call canceled")
+	wait(`document.getElementById('status-chip').textContent === 'idle'`)
+
+	// The next call streams live to the same page, whole, while the
+	// canceled call's tail may still be streaming; then a reload mid-turn
+	// brings the whole call so far back.
+	do(chromedp.SetValue(css("#message-form textarea"), "/say "+sentence("c", 50)), chromedp.Click(css("#send-followup")))
+	wait(liveHas("3-1", "c06"))
+	require.True(t, strings.HasPrefix(eval(`document.getElementById('live-3-1').textContent`), "c01 c02 c03"),
+		"the call after a canceled one streams live from its first token")
+	do(chromedp.Reload())
+	wait(liveHas("3-1", "c06"))
+	require.True(t, strings.HasPrefix(eval(`document.getElementById('live-3-1').textContent`), "c01 c02 c03"),
+		"after the reload the live text starts at the call's first token")
+	wait(`(() => { const m = document.querySelector('#turn-3 .msg.assistant'); return !!m && m.textContent.includes('c50'); })()`)
+	require.Equal(t, sentence("c", 50), eval(`document.querySelector('#turn-3 .msg.assistant .md').textContent.trim()`))
+	wait(`document.getElementById('status-chip').textContent === 'idle'`)
+	browsertest.Screenshot(t, b, filepath.Join(docs, "console-agent.png"))
 
 	// What live updates built equals what the server renders from the log.
 	livePage := eval(`document.getElementById('transcript').innerText`)
@@ -189,4 +192,22 @@ func orchestrate(t *testing.T, e *env, b context.Context, do func(...chromedp.Ac
 	wait(`location.pathname === "/agents/` + url.PathEscape(child) + `"`)
 	wait(`!!document.getElementById('parent-link')`)
 	require.Equal(t, "orchestrator", eval(`document.getElementById('parent-link').textContent`))
+
+	// A detached child's new turn shows in the parent's tree as it runs,
+	// though nothing moved in the parent's log.
+	h, err := e.agents.Attach(ctx, "orchestrator")
+	require.NoError(t, err)
+	detached, err := h.Spawn(ctx, signals.SpawnArgs{Task: "/say ready", Mode: "detach"})
+	require.NoError(t, err)
+	dh := e.attach(ctx, detached)
+	_, err = dh.WaitIdle(ctx)
+	require.NoError(t, err)
+	_, err = h.WaitIdle(ctx)
+	require.NoError(t, err)
+	do(chromedp.Navigate(e.web.URL + "/agents/orchestrator"))
+	entry := `document.querySelector('#children li[data-child="` + detached + `"]')`
+	wait(`!!` + entry + ` && ` + entry + `.querySelector('.chip').textContent === 'idle'`)
+	_, err = dh.Followup(ctx, "/say "+sentence("e", 80))
+	require.NoError(t, err)
+	wait(entry + `.querySelector('.chip').textContent === 'running' && ` + entry + `.innerText.includes('turn 2')`)
 }

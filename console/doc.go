@@ -28,7 +28,9 @@
 //     feeds use visibility, queries and the worker's streams only.
 //
 // Invariants: one feed follows an agent for all of its viewers while any
-// watch it; a page and its live updates are rendered from the same fold
+// watch it, and reads the agent's tree itself (bounded in depth and size,
+// again every few seconds while an agent in it may change) rather than
+// following its descendants; a page and its live updates are rendered from the same fold
 // (package transcript), so a block's HTML depends only on the log; the
 // status panel is the same for every viewer, so it holds no session's
 // token (the page's script supplies its own to the decision forms).

@@ -22,6 +22,9 @@ const (
 	closedCheck     = 4 * time.Second
 	subscriberQueue = 256
 	retryTokens     = time.Second
+	// treeEvery is how often a feed reads its agent's tree again while
+	// agents in it may change.
+	treeEvery = 2 * time.Second
 )
 
 // frame is one Server-Sent Event. ID is the log position it brings a page
@@ -50,8 +53,16 @@ type feed struct {
 	tr     *transcript.Transcript
 	status []byte
 	parent string // the agent's parent, from its options
-	live   liveCall
+	live   liveCalls
 	subs   map[chan frame]struct{}
+
+	// tree is the agent's tree as last read, with the log's children it
+	// was read for; owned by run's goroutine.
+	tree struct {
+		root *treeNode
+		key  string
+		at   time.Time
+	}
 }
 
 // subscribe returns the frames that bring a page at log position from up
@@ -74,9 +85,7 @@ func (f *feed) subscribe(ctx context.Context, from int64) ([]frame, chan frame, 
 		out = append(out, f.blockFrame(b))
 	}
 	out = append(out, frame{Event: "status", ID: f.tr.Next - 1, Data: f.status})
-	if f.live.active {
-		out = append(out, f.live.frame(true))
-	}
+	out = append(out, f.live.frames()...)
 	switch {
 	case f.closed:
 		return append(out, closedFrame), nil, nil
@@ -135,6 +144,9 @@ func (f *feed) run() {
 		case n > 0:
 			delay, idle = minPoll, 0
 			continue
+		}
+		if f.treeDue() {
+			f.refreshStatus()
 		}
 		if idle += delay; idle >= closedCheck {
 			if f.ended() {
@@ -210,9 +222,7 @@ func (f *feed) poll() (int, bool) {
 	}
 	f.status = status
 	f.broadcast(frame{Event: "status", ID: f.tr.Next - 1, Data: status})
-	if f.live.active && !calling(f.tr, f.live.Turn, f.live.Step) {
-		f.live = liveCall{} // settled: the log has the message now
-	}
+	f.live.settle(f.tr)
 	return len(envs), false
 }
 

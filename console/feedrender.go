@@ -1,8 +1,12 @@
 package console
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
 
 	"github.com/tetherdev/tether/console/transcript"
 )
@@ -21,7 +25,9 @@ func (f *feed) blockFrame(b *transcript.Block) frame {
 }
 
 // statusJSON queries the status and renders the status panel with tr's
-// totals.
+// totals and the agent's tree: the tree is read again when the log's
+// children changed or it is treeEvery old. Call from run's goroutine only:
+// it owns the tree.
 func (f *feed) statusJSON(tr *transcript.Transcript) []byte {
 	ctx, cancel := context.WithTimeout(f.ctx, f.s.o.QueryTimeout)
 	defer cancel()
@@ -34,13 +40,13 @@ func (f *feed) statusJSON(tr *transcript.Transcript) []byte {
 	if tr != nil {
 		f.mu.Lock()
 		v.Total, v.Selection, v.Parent = tr.Total, tr.Selection, f.parent
-		kids := &transcript.Transcript{Children: make([]*transcript.Child, len(tr.Children))}
+		kids := make([]*transcript.Child, len(tr.Children))
 		for i, c := range tr.Children {
 			cp := *c
-			kids.Children[i] = &cp
+			kids[i] = &cp
 		}
 		f.mu.Unlock()
-		v.Children = f.s.tree(ctx, f.h.ID, kids)
+		v.Tree = f.readTree(ctx, kids)
 	}
 	html, err := f.s.partial("status", v)
 	if err != nil {
@@ -51,6 +57,42 @@ func (f *feed) statusJSON(tr *transcript.Transcript) []byte {
 		Running bool   `json:"running"`
 	}{html, v.Status != nil && v.Status.InTurn})
 	return data
+}
+
+// readTree returns the agent's tree, read again when the log's children
+// changed or the last reading is treeEvery old.
+func (f *feed) readTree(ctx context.Context, kids []*transcript.Child) *treeNode {
+	var kb strings.Builder
+	for _, c := range kids {
+		fmt.Fprintf(&kb, "%v;", *c)
+	}
+	key := kb.String()
+	if f.tree.at.IsZero() || key != f.tree.key || time.Since(f.tree.at) >= treeEvery {
+		f.tree.root, f.tree.key, f.tree.at = f.s.tree(ctx, f.h.ID, kids), key, time.Now()
+	}
+	return f.tree.root
+}
+
+// treeDue reports whether the tree has agents that may still change and
+// its reading is treeEvery old: their status moves without the log.
+func (f *feed) treeDue() bool {
+	return f.tree.root.open() && time.Since(f.tree.at) >= treeEvery
+}
+
+// refreshStatus renders the status panel again and sends it if it
+// changed.
+func (f *feed) refreshStatus() {
+	f.mu.Lock()
+	tr := f.tr
+	f.mu.Unlock()
+	status := f.statusJSON(tr)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if bytes.Equal(status, f.status) {
+		return
+	}
+	f.status = status
+	f.broadcast(frame{Event: "status", ID: f.tr.Next - 1, Data: status})
 }
 
 // calling reports whether step turn.step of tr still waits for its model.

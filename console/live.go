@@ -2,10 +2,12 @@ package console
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/tetherdev/tether/agent"
+	"github.com/tetherdev/tether/console/transcript"
 	"github.com/tetherdev/tether/signals"
 )
 
@@ -79,6 +81,46 @@ func (l *liveCall) encode(d tokenData) frame {
 	return frame{Event: "token", ID: -1, Data: data}
 }
 
+// maxLiveCalls bounds the calls a feed keeps live text of.
+const maxLiveCalls = 4
+
+// liveCalls are the model calls in flight, oldest first. Usually there is
+// one, but a canceled call streams on until its activity hears of the
+// cancel (at its next heartbeat) while the next turn's call has begun:
+// each call keeps its own text, so the two never cut into each other.
+type liveCalls []*liveCall
+
+// apply folds ev into its call's text and returns the frame that tells
+// pages, if any.
+func (ls *liveCalls) apply(ev agent.TokenEvent) (frame, bool) {
+	for _, l := range *ls {
+		if l.Turn == ev.Turn && l.Step == ev.Step {
+			return l.apply(ev)
+		}
+	}
+	if len(*ls) == maxLiveCalls {
+		*ls = (*ls)[1:]
+	}
+	l := &liveCall{}
+	*ls = append(*ls, l)
+	return l.apply(ev)
+}
+
+// settle drops the calls whose step tr shows is no longer calling: the log
+// has their message or their failure now.
+func (ls *liveCalls) settle(tr *transcript.Transcript) {
+	*ls = slices.DeleteFunc(*ls, func(l *liveCall) bool { return !calling(tr, l.Turn, l.Step) })
+}
+
+// frames bring a page arriving mid-call all of each call's text.
+func (ls liveCalls) frames() []frame {
+	out := make([]frame, 0, len(ls))
+	for _, l := range ls {
+		out = append(out, l.frame(true))
+	}
+	return out
+}
+
 // followTokens reads the agent's token streams while the feed runs; a
 // worker that refuses for load is asked again after a pause.
 func (f *feed) followTokens() {
@@ -88,6 +130,12 @@ func (f *feed) followTokens() {
 				break
 			}
 			f.mu.Lock()
+			if !calling(f.tr, ev.Turn, ev.Step) {
+				// The log has settled this call: what streams now is
+				// a canceled call's tail.
+				f.mu.Unlock()
+				continue
+			}
 			if fr, ok := f.live.apply(ev); ok {
 				f.broadcast(fr)
 			}

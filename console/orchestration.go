@@ -6,70 +6,9 @@ import (
 	"net/http"
 	"strings"
 
-	"go.temporal.io/api/workflowservice/v1"
-
 	"github.com/tetherdev/tether/agent"
-	"github.com/tetherdev/tether/console/transcript"
 	"github.com/tetherdev/tether/signals"
 )
-
-// childRow is a child agent in the agent's tree: what the parent's log
-// says of it (mode, reports, usage, end) and what visibility says of its
-// status and turn, which may lag a moment behind.
-type childRow struct {
-	transcript.Child
-	Status string // running, idle, or how it closed; "" until visibility lists it
-	Turn   int64
-}
-
-// Chip is the CSS class of the child's status: its first word.
-func (c childRow) Chip() string {
-	if c.Status == "" {
-		return "unknown"
-	}
-	if i := strings.IndexAny(c.Status, ": "); i > 0 {
-		return c.Status[:i]
-	}
-	return c.Status
-}
-
-// tree joins the children of the parent's log with their rows in
-// visibility. A visibility failure leaves status and turn out, never the
-// child: the log is the record of which children there are.
-func (s *Server) tree(ctx context.Context, id string, tr *transcript.Transcript) []childRow {
-	if tr == nil || len(tr.Children) == 0 {
-		return nil
-	}
-	rows := map[string]Row{}
-	resp, err := s.o.Client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
-		Query:    "WorkflowType = " + quote(signals.AgentWorkflow) + " AND " + signals.AttrParent + " = " + quote(id),
-		PageSize: signals.MaxStatusItems,
-	})
-	if err != nil {
-		s.o.Logger.Info("Console cannot list children", "agent_id", id, "error", err)
-	}
-	for _, ex := range resp.GetExecutions() {
-		r := row(ex)
-		if _, seen := rows[r.ID]; !seen { // newest run first
-			rows[r.ID] = r
-		}
-	}
-	out := make([]childRow, 0, len(tr.Children))
-	for _, c := range tr.Children {
-		cr := childRow{Child: *c}
-		if r, ok := rows[c.ID]; ok {
-			cr.Status, cr.Turn = r.Status, r.Turn
-			if r.Execution != "" {
-				cr.Status = r.Execution
-			}
-		}
-		if c.Ended != "" {
-			cr.Status = c.Ended
-		}
-		out = append(out, cr)
-	}
-	return out
-}
 
 // decider names who decided in the agent's log.
 const decider = "console"

@@ -314,6 +314,6 @@ func TestACardArrivesLiveAndLeavesWhenTheCallIsDecided(t *testing.T) {
 func TestAChildsChipIsTheFirstWordOfItsStatus(t *testing.T) {
 	for status, chip := range map[string]string{"": "unknown", "running": "running",
 		"disposed: answered its parent": "disposed", "failed": "failed"} {
-		require.Equal(t, chip, childRow{Status: status}.Chip(), status)
+		require.Equal(t, chip, (&treeNode{Status: status}).Chip(), status)
 	}
 }

@@ -1,0 +1,201 @@
+package console
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	commonpb "go.temporal.io/api/common/v1"
+	enumspb "go.temporal.io/api/enums/v1"
+	workflowpb "go.temporal.io/api/workflow/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/tetherdev/tether/agent"
+	"github.com/tetherdev/tether/console/transcript"
+	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/signals"
+)
+
+// fakeVisibility lists agents by parent for the tree's IN queries; status
+// queries find no worker.
+type fakeVisibility struct {
+	client.Client
+	kids map[string][]string // parent -> children, oldest first
+}
+
+var inList = regexp.MustCompile(`IN \(([^)]*)\)`)
+
+func (f fakeVisibility) ListWorkflow(_ context.Context, req *workflowservice.ListWorkflowExecutionsRequest) (*workflowservice.ListWorkflowExecutionsResponse, error) {
+	var out []*workflowpb.WorkflowExecutionInfo
+	for _, q := range strings.Split(inList.FindStringSubmatch(req.GetQuery())[1], ", ") {
+		parent := strings.Trim(q, "'")
+		for i, id := range f.kids[parent] {
+			attrs := map[string]*commonpb.Payload{}
+			for k, v := range map[string]any{signals.AttrParent: parent, signals.AttrStatus: "idle",
+				signals.AttrTurn: int64(1), signals.AttrModel: "scripted/x"} {
+				attrs[k], _ = converter.GetDefaultDataConverter().ToPayload(v)
+			}
+			out = append(out, &workflowpb.WorkflowExecutionInfo{Execution: &commonpb.WorkflowExecution{WorkflowId: id},
+				Status: enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, StartTime: timestamppb.New(time.Unix(int64(i), 0)),
+				SearchAttributes: &commonpb.SearchAttributes{IndexedFields: attrs}})
+		}
+	}
+	return &workflowservice.ListWorkflowExecutionsResponse{Executions: out}, nil
+}
+
+func (fakeVisibility) QueryWorkflow(context.Context, string, string, string, ...any) (converter.EncodedValue, error) {
+	return nil, fmt.Errorf("no worker")
+}
+
+func TestTheTreeStopsAtItsDepthAndNodeBoundsAndCountsWhatItLeftOut(t *testing.T) {
+	kids := map[string][]string{}
+	chain := "a"
+	for d := 2; d <= MaxTreeDepth+2; d++ { // a chain two levels deeper than shown
+		next := fmt.Sprintf("a%d", d)
+		kids[chain], chain = []string{next}, next
+	}
+	for i := range MaxTreeNodes {
+		kids["b"] = append(kids["b"], fmt.Sprintf("b%02d", i))
+	}
+	s, err := New(Options{Client: fakeVisibility{kids: kids}})
+	require.NoError(t, err)
+
+	deep := s.tree(context.Background(), "deep", []*transcript.Child{{ID: "a", Mode: eventlog.ChildDetach}})
+	n, depth := deep.Children[0], 1
+	for len(n.Children) > 0 {
+		require.Len(t, n.Children, 1)
+		n, depth = n.Children[0], depth+1
+	}
+	require.Equal(t, MaxTreeDepth, depth, "the chain is shown to the depth bound")
+	require.Equal(t, 1, n.More, "and its next agent counted")
+	require.Equal(t, "idle", n.Status)
+	require.Equal(t, "turn 1 · scripted/x", n.Facts())
+	require.True(t, deep.open())
+
+	wide := s.tree(context.Background(), "wide", []*transcript.Child{{ID: "b"}, {ID: "c", Ended: "completed"}})
+	b := wide.Children[0]
+	require.Len(t, b.Children, MaxTreeNodes-2, "the node bound counts the log's children first")
+	require.Equal(t, 2, b.More, "b's children beyond the node bound are counted")
+	require.Equal(t, "b00", b.Children[0].ID, "oldest first")
+	require.False(t, wide.Children[1].Open, "the log says c ended")
+
+	for _, tc := range []struct {
+		root *treeNode
+		more int
+		leaf string
+	}{{deep, 1, n.ID}, {wide, 2, "b27"}} {
+		html, err := s.partial("status", statusView{ID: tc.root.ID, Tree: tc.root})
+		require.NoError(t, err)
+		require.Contains(t, html, fmt.Sprintf(`<li class="more">… %d more</li>`, tc.more))
+		require.Contains(t, html, `<a href="/agents/`+url.PathEscape(tc.leaf)+`">`+tc.leaf+`</a>`)
+	}
+}
+
+// attach attaches to agent id once it has started (a spawn answers first).
+func (e *env) attach(ctx context.Context, id string) *agent.Handle {
+	e.t.Helper()
+	var h *agent.Handle
+	require.Eventually(e.t, func() bool {
+		var err error
+		h, err = e.agents.Attach(ctx, id)
+		return err == nil
+	}, 20*time.Second, 20*time.Millisecond, "agent %s never started", id)
+	return h
+}
+
+// childLi is the tree entry of agent id in html, without the entries
+// under it: its link, chip and facts.
+func childLi(html, id string) string {
+	i := strings.Index(html, `<li data-child="`+id+`">`)
+	if i < 0 {
+		return ""
+	}
+	li := html[i:]
+	for _, end := range []string{"<ul", "</li>"} {
+		if j := strings.Index(li, end); j >= 0 {
+			li = li[:j]
+		}
+	}
+	return li
+}
+
+func TestThePageShowsTheWholeTreeWithEachAgentsStatusTurnModelAndUsage(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	ctx := ctxT(t, time.Minute)
+	h := e.idle(ctx, "elder", "/say hi", signals.AgentOptions{})
+	child, err := h.Spawn(ctx, signals.SpawnArgs{Task: "/say from the child"})
+	require.NoError(t, err)
+	ch := e.attach(ctx, child)
+	grandchild, err := ch.Spawn(ctx, signals.SpawnArgs{Task: "/say from the grandchild"})
+	require.NoError(t, err)
+
+	var kids string
+	deadline := time.Now().Add(30 * time.Second)
+	for { // statuses come from visibility and queries
+		kids = e.get("/agents/elder").Body
+		g := childLi(kids, grandchild)
+		if strings.Contains(childLi(kids, child), "idle") && strings.Contains(g, "idle") && strings.Contains(g, " out") {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "the tree:\n%s", kids)
+		time.Sleep(100 * time.Millisecond)
+	}
+	kids = section(t, kids, "children")
+	c, g := childLi(kids, child), childLi(kids, grandchild)
+	require.Less(t, strings.Index(kids, c), strings.Index(kids, g), "the grandchild is under the child")
+	require.Contains(t, kids[strings.Index(kids, c):], `<ul class="children">`+"\n"+`    <li data-child="`+grandchild+`">`)
+	for id, li := range map[string]string{child: c, grandchild: g} {
+		require.Contains(t, li, `<a href="/agents/`+url.PathEscape(id)+`">`+id+`</a>`)
+		require.Contains(t, li, `<span class="chip idle">idle</span>`)
+		require.Regexp(t, `detach · turn \d+ · (\d+ reported · )?default/default`, li, "mode, turn, model")
+		require.Regexp(t, `\d+ in · \d+ out`, li, "usage")
+	}
+}
+
+// A child's status reaches its parent's page by the parent's feed, though
+// nothing changes in the parent's log.
+func TestAChildsStatusReachesItsParentsPageLiveWithoutTheParentsLog(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	ctx := ctxT(t, time.Minute)
+	h := e.idle(ctx, "minder", "/say hi", signals.AgentOptions{Tools: []string{"gate"}})
+	child, err := h.Spawn(ctx, signals.SpawnArgs{Task: "/say ready"})
+	require.NoError(t, err)
+	ch := e.attach(ctx, child)
+	_, err = ch.WaitIdle(ctx)
+	require.NoError(t, err)
+	_, err = h.WaitIdle(ctx) // the child's report settled in a turn of the parent
+	require.NoError(t, err)
+
+	events := e.stream(ctx, "minder", nil, "?from=0")
+	entry := func(ev sse) string {
+		if ev.Event != "status" {
+			return ""
+		}
+		var st struct{ HTML string }
+		require.NoError(t, json.Unmarshal([]byte(ev.Data), &st))
+		return childLi(st.HTML, child)
+	}
+	got := until(t, ctx, events, func(ev sse) bool { return strings.Contains(entry(ev), "idle") })
+	at := got[len(got)-1].ID
+
+	_, err = ch.Followup(ctx, "/tool gate {}")
+	require.NoError(t, err)
+	e.gate.waitStarted(t, ctx)
+	got = until(t, ctx, events, func(ev sse) bool {
+		li := entry(ev)
+		return strings.Contains(li, `<span class="chip running">running</span>`) && strings.Contains(li, "turn 2")
+	})
+	for _, ev := range got {
+		require.Equal(t, "status", ev.Event, "nothing moved in the parent's log")
+		require.Equal(t, at, ev.ID)
+	}
+}
