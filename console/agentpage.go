@@ -3,6 +3,7 @@ package console
 import (
 	"net/http"
 	"net/url"
+	"strconv"
 
 	"github.com/tetherdev/tether/console/transcript"
 	"github.com/tetherdev/tether/eventlog"
@@ -45,6 +46,11 @@ type agentView struct {
 	Status   statusView
 	Done     string // the action just done, from the redirect
 	Temporal string // the agent's page in the Temporal Web UI
+	// Last is the log's last position, the scrubber's end; -1 when empty.
+	Last int64
+	// Scrub is set when the page shows the session as of an earlier
+	// position: read-only, not live.
+	Scrub *scrubView
 }
 
 func (v agentView) PageTitle() string { return v.ID }
@@ -56,7 +62,12 @@ func (s *Server) agentPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, 0, err)
 		return
 	}
-	tr, err := transcript.Build(snap.Log, snap.prices())
+	log, scrub, err := scrubTo(r, id, snap.Log)
+	if err != nil {
+		s.fail(w, r, http.StatusBadRequest, err)
+		return
+	}
+	tr, err := transcript.Build(log, snap.prices())
 	if err != nil {
 		s.fail(w, r, http.StatusInternalServerError, err)
 		return
@@ -68,17 +79,34 @@ func (s *Server) agentPage(w http.ResponseWriter, r *http.Request) {
 	if snap.Options != nil {
 		v.Status.Parent = snap.Options.Parent
 	}
-	v.Status.Tree = s.tree(r.Context(), id, tr.Children)
-	if sess := s.session(r); sess.Operator && !snap.Closed {
-		v.Status.Forms, v.Status.CSRF = true, sess.CSRF
+	v.Last = -1
+	if n := len(snap.Log); n > 0 {
+		v.Last = snap.Log[n-1].Seq
 	}
-	if snap.StatusErr != nil {
-		v.Status.Err = snap.StatusErr.Error()
+	if scrub != nil {
+		// The session as it was: status folded from the log's prefix, no
+		// live feed, no actions, no tree (which is only known now).
+		v.Scrub = scrub
+		v.Status = statusView{ID: id, Total: tr.Total, Selection: tr.Selection, FromHistory: snap.FromHistory}
+		if v.Status.Status, err = statusAsOf(log); err != nil {
+			v.Status.Err = "as of then: " + err.Error()
+		}
+	} else {
+		v.Status.Tree = s.tree(r.Context(), id, tr.Children)
+		if sess := s.session(r); sess.Operator && !snap.Closed {
+			v.Status.Forms, v.Status.CSRF = true, sess.CSRF
+		}
+		if snap.StatusErr != nil {
+			v.Status.Err = snap.StatusErr.Error()
+		}
 	}
 	if r.URL.Query().Get("all") == "" && len(v.Blocks) > WindowBlocks {
 		v.Hidden = len(v.Blocks) - WindowBlocks
 		v.Blocks = v.Blocks[v.Hidden:]
 		v.AllURL = "/agents/" + url.PathEscape(id) + "?all=1"
+		if scrub != nil {
+			v.AllURL += "&at=" + strconv.FormatInt(scrub.At, 10)
+		}
 	}
 	if s.o.TemporalUI != "" {
 		v.Temporal = s.o.TemporalUI + "/namespaces/" + url.PathEscape(s.o.Namespace) + "/workflows/" + url.PathEscape(id)

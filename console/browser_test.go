@@ -146,6 +146,14 @@ func TestBrowserWatchesTokensApprovesACallFollowsAChildCancelsATurnAndLosesNothi
 		require.Equal(t, "1", eval(`String(document.querySelectorAll('#turn-`+strconv.Itoa(turn)+`').length)`))
 	}
 
+	// The replay scrubber, let go at its first position, shows the session
+	// as it began: read-only, turn 1 not yet answered.
+	eval(`(() => { const r = document.querySelector('#scrub input[type=range]'); r.value = '0'; r.dispatchEvent(new Event('change')); return ''; })()`)
+	wait(`location.search === '?at=0' && !!document.getElementById('scrubbed')`)
+	require.Equal(t, "0", eval(`String(document.querySelectorAll('#turn-2, #message-form').length)`))
+	do(chromedp.Click(css("#back-to-live")))
+	wait(`location.search === '' && !!document.getElementById('turn-3')`)
+
 	do(chromedp.Navigate(e.web.URL+"/agents"), chromedp.WaitVisible(css(`#agents tr[data-agent="browser"]`)))
 	browsertest.Screenshot(t, b, filepath.Join(docs, "console-list.png"))
 

@@ -2,7 +2,8 @@
 // browser. It lists agents with server-side filters over Tether's search
 // attributes, shows an agent's conversation from its session log (turns,
 // steps, tool calls and results, retries, compaction, errors, usage, cost
-// and latency) with the tokens of the model call in flight, the calls that
+// and latency) with the tokens of the model call in flight, or as it was at
+// any earlier log position (the replay scrubber), the calls that
 // wait for a person, its durable waits and its tree of agents, and acts on
 // it (messages, cancel, model, dispose, approve, deny, answer) through the
 // same validated operations the Go client uses.

@@ -57,6 +57,11 @@
     }
   }
 
+  // The replay scrubber shows the chosen position as soon as it is let go.
+  document.querySelectorAll('form.scrub input[type=range]').forEach((input) => {
+    input.addEventListener('change', () => input.form.submit());
+  });
+
   const root = $('agent');
   if (!root || root.dataset.live !== 'true') return;
 
