@@ -34,7 +34,10 @@ func TestTheReplayScrubberShowsTheSessionAsItWasReadOnly(t *testing.T) {
 		return 0
 	}
 	end1 := seqOf(func(ev eventlog.Event) bool { te, ok := ev.(eventlog.TurnEnd); return ok && te.Turn == 1 })
-	queued := seqOf(func(ev eventlog.Event) bool { in, ok := ev.(eventlog.InboxInserted); return ok && in.Content == "/say second answer" })
+	queued := seqOf(func(ev eventlog.Event) bool {
+		in, ok := ev.(eventlog.InboxInserted)
+		return ok && in.Content == "/say second answer"
+	})
 	last := log[len(log)-1].Seq
 
 	// The live page offers the scrubber at the log's end, and its actions.
