@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/tetherdev/tether/eventlog"
@@ -500,4 +501,36 @@ func TestFastToolsRunAsLocalActivitiesAndTheirResultsReferToTheMarker(t *testing
 	require.Equal(t, []eventlog.Ref{"la:c0", "act:tool-1-1-1"}, refs[eventlog.TypeToolResult])
 	require.Equal(t, []eventlog.Ref{"", "in:tool-1-1-1"}, refs[eventlog.TypeToolCall],
 		"a local activity's input is not in history: its call event is journaled whole")
+}
+
+// A model switch signalled just before a followup update, both in one
+// workflow task, applies to the followup's turn: the SDK runs the update's
+// handler first, and the handler hands the earlier signal to the loop
+// before it acts, so the log keeps history's order.
+func TestAModelSwitchSignalledBeforeAFollowupUpdateAppliesToItsTurn(t *testing.T) {
+	var models []string
+	h := newHarness(t, func(in signals.ModelInput) (signals.ModelOutput, error) {
+		models = append(models, in.Call.Model)
+		return answer("done"), nil
+	})
+	var accepted error
+	h.at(time.Minute, func() {
+		h.env.SignalWorkflowSkippingWorkflowTask(signals.SelectModelSignal.Name, signals.Selection{Model: "big"})
+		h.env.UpdateWorkflow(signals.FollowupUpdate.Name, "u1", &testsuite.TestUpdateCallback{
+			OnAccept: func() {}, OnReject: func(err error) { accepted = err }, OnComplete: func(_ any, err error) { accepted = err },
+		}, signals.Message{ID: "f1", Content: "again"})
+	})
+	opts := tools
+	opts.Model = "small"
+	evs := h.run(opts, "go", time.Hour)
+	require.NoError(t, accepted)
+
+	require.Equal(t, []string{"small", "big"}, models)
+	steps := only[eventlog.StepStart](evs)
+	require.Len(t, steps, 2)
+	require.Equal(t, "big", steps[1].Model)
+	sel := indexOf(evs, func(e eventlog.Event) bool { _, ok := e.(eventlog.ModelSelected); return ok })
+	ins := indexOf(evs, func(e eventlog.Event) bool { in, ok := e.(eventlog.InboxInserted); return ok && in.MessageID == "f1" })
+	require.Positive(t, sel)
+	require.Less(t, sel, ins, "the switch is recorded before the followup, as history has them")
 }
