@@ -29,6 +29,11 @@ type runConfig struct {
 	// with signals.IdleTail (see idletail.go); absent in runs recorded
 	// before, which always write it.
 	IdleTail bool `json:"idle_tail,omitempty"`
+	// SignalsFirst: an update hands the signals delivered before it to
+	// their handlers before it acts (see signalsFirst); absent in runs
+	// recorded before, where such a signal reached the loop after the
+	// update.
+	SignalsFirst bool `json:"signals_first,omitempty"`
 	// Profiles decide whether a spawn starts a child or fails.
 	Profiles    map[string]signals.Profile `json:"profiles,omitempty"`
 	StreamHooks []string                   `json:"stream_hooks,omitempty"`
@@ -45,12 +50,12 @@ func recordRunConfig(ctx workflow.Context, cfg Config) (runConfig, error) {
 	current := runConfig{
 		MaxRunTurns: cfg.MaxRunTurns, MaxRunEvents: cfg.MaxRunEvents, MaxRunBytes: cfg.MaxRunBytes,
 		NoSearchAttributes: cfg.NoSearchAttributes, ToolModes: cfg.ToolModes, DefaultHooks: cfg.DefaultHooks,
-		LocalTools: cfg.LocalTools, Rules: int(loop.Latest), IdleTail: true, Profiles: cfg.Profiles,
+		LocalTools: cfg.LocalTools, Rules: int(loop.Latest), IdleTail: true, SignalsFirst: true, Profiles: cfg.Profiles,
 		StreamHooks: cfg.StreamHooks, Tools: cfg.Tools, Providers: cfg.Providers,
 	}
 	if workflow.GetVersion(ctx, runConfigChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		current.LocalTools = nil // runs from before local tools ran every tool as an activity
-		current.Rules, current.IdleTail, current.Profiles, current.StreamHooks = 0, false, nil, nil
+		current.Rules, current.IdleTail, current.SignalsFirst, current.Profiles, current.StreamHooks = 0, false, false, nil, nil
 		current.Tools, current.Providers = nil, nil
 		return current, nil
 	}
