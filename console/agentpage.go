@@ -3,6 +3,7 @@ package console
 import (
 	"net/http"
 	"net/url"
+	"strconv"
 
 	"github.com/tetherdev/tether/console/transcript"
 	"github.com/tetherdev/tether/eventlog"
@@ -45,6 +46,7 @@ type agentView struct {
 	Status   statusView
 	Done     string // the action just done, from the redirect
 	Temporal string // the agent's page in the Temporal Web UI
+	Scrub    scrubber
 }
 
 func (v agentView) PageTitle() string { return v.ID }
@@ -52,6 +54,11 @@ func (v agentView) PageTitle() string { return v.ID }
 func (s *Server) agentPage(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	snap, err := s.read(r.Context(), id)
+	if err != nil {
+		s.fail(w, r, 0, err)
+		return
+	}
+	at, scrubbed, err := parseAt(r.URL.Query().Get("at"), len(snap.Log))
 	if err != nil {
 		s.fail(w, r, 0, err)
 		return
@@ -75,10 +82,20 @@ func (s *Server) agentPage(w http.ResponseWriter, r *http.Request) {
 	if snap.StatusErr != nil {
 		v.Status.Err = snap.StatusErr.Error()
 	}
+	v.Scrub = scrubber{At: tr.Next - 1, Last: tr.Next - 1}
+	if scrubbed {
+		if err := scrub(&v, snap, at); err != nil {
+			s.fail(w, r, http.StatusInternalServerError, err)
+			return
+		}
+	}
 	if r.URL.Query().Get("all") == "" && len(v.Blocks) > WindowBlocks {
 		v.Hidden = len(v.Blocks) - WindowBlocks
 		v.Blocks = v.Blocks[v.Hidden:]
 		v.AllURL = "/agents/" + url.PathEscape(id) + "?all=1"
+		if scrubbed {
+			v.AllURL += "&at=" + strconv.FormatInt(at, 10)
+		}
 	}
 	if s.o.TemporalUI != "" {
 		v.Temporal = s.o.TemporalUI + "/namespaces/" + url.PathEscape(s.o.Namespace) + "/workflows/" + url.PathEscape(id)
