@@ -46,11 +46,7 @@ type agentView struct {
 	Status   statusView
 	Done     string // the action just done, from the redirect
 	Temporal string // the agent's page in the Temporal Web UI
-	// Last is the log's last position, the scrubber's end; -1 when empty.
-	Last int64
-	// Scrub is set when the page shows the session as of an earlier
-	// position: read-only, not live.
-	Scrub *scrubView
+	Scrub    scrubber
 }
 
 func (v agentView) PageTitle() string { return v.ID }
@@ -62,12 +58,12 @@ func (s *Server) agentPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, 0, err)
 		return
 	}
-	log, scrub, err := scrubTo(r, id, snap.Log)
+	at, scrubbed, err := parseAt(r.URL.Query().Get("at"), len(snap.Log))
 	if err != nil {
-		s.fail(w, r, http.StatusBadRequest, err)
+		s.fail(w, r, 0, err)
 		return
 	}
-	tr, err := transcript.Build(log, snap.prices())
+	tr, err := transcript.Build(snap.Log, snap.prices())
 	if err != nil {
 		s.fail(w, r, http.StatusInternalServerError, err)
 		return
@@ -79,33 +75,26 @@ func (s *Server) agentPage(w http.ResponseWriter, r *http.Request) {
 	if snap.Options != nil {
 		v.Status.Parent = snap.Options.Parent
 	}
-	v.Last = -1
-	if n := len(snap.Log); n > 0 {
-		v.Last = snap.Log[n-1].Seq
+	v.Status.Tree = s.tree(r.Context(), id, tr.Children)
+	if sess := s.session(r); sess.Operator && !snap.Closed {
+		v.Status.Forms, v.Status.CSRF = true, sess.CSRF
 	}
-	if scrub != nil {
-		// The session as it was: status folded from the log's prefix, no
-		// live feed, no actions, no tree (which is only known now).
-		v.Scrub = scrub
-		v.Status = statusView{ID: id, Total: tr.Total, Selection: tr.Selection, FromHistory: snap.FromHistory}
-		if v.Status.Status, err = statusAsOf(log); err != nil {
-			v.Status.Err = "as of then: " + err.Error()
-		}
-	} else {
-		v.Status.Tree = s.tree(r.Context(), id, tr.Children)
-		if sess := s.session(r); sess.Operator && !snap.Closed {
-			v.Status.Forms, v.Status.CSRF = true, sess.CSRF
-		}
-		if snap.StatusErr != nil {
-			v.Status.Err = snap.StatusErr.Error()
+	if snap.StatusErr != nil {
+		v.Status.Err = snap.StatusErr.Error()
+	}
+	v.Scrub = scrubber{At: tr.Next - 1, Last: tr.Next - 1}
+	if scrubbed {
+		if err := scrub(&v, snap, at); err != nil {
+			s.fail(w, r, http.StatusInternalServerError, err)
+			return
 		}
 	}
 	if r.URL.Query().Get("all") == "" && len(v.Blocks) > WindowBlocks {
 		v.Hidden = len(v.Blocks) - WindowBlocks
 		v.Blocks = v.Blocks[v.Hidden:]
 		v.AllURL = "/agents/" + url.PathEscape(id) + "?all=1"
-		if scrub != nil {
-			v.AllURL += "&at=" + strconv.FormatInt(scrub.At, 10)
+		if scrubbed {
+			v.AllURL += "&at=" + strconv.FormatInt(at, 10)
 		}
 	}
 	if s.o.TemporalUI != "" {

@@ -146,13 +146,18 @@ func TestBrowserWatchesTokensApprovesACallFollowsAChildCancelsATurnAndLosesNothi
 		require.Equal(t, "1", eval(`String(document.querySelectorAll('#turn-`+strconv.Itoa(turn)+`').length)`))
 	}
 
-	// The replay scrubber, let go at its first position, shows the session
-	// as it began: read-only, turn 1 not yet answered.
-	eval(`(() => { const r = document.querySelector('#scrub input[type=range]'); r.value = '0'; r.dispatchEvent(new Event('change')); return ''; })()`)
-	wait(`location.search === '?at=0' && !!document.getElementById('scrubbed')`)
-	require.Equal(t, "0", eval(`String(document.querySelectorAll('#turn-2, #message-form').length)`))
+	// The scrubber, moved back to the end of turn 1, shows the session as
+	// it was then, read-only; the banner leads back to live.
+	end1 := strings.TrimPrefix(eval(`document.querySelector('#turn-1 a.asof').getAttribute('href')`), "?at=")
+	eval(`(() => { const s = document.getElementById('scrub-at'); s.value = '` + end1 + `'; s.dispatchEvent(new Event('change')); return ''; })()`)
+	wait(`location.search === '?at=` + end1 + `' && !!document.getElementById('scrubbed')`)
+	require.Equal(t, "1|0|0|0", eval(`[document.querySelectorAll('#turn-1').length, document.querySelectorAll('#turn-2, #turn-3').length,
+		document.querySelectorAll('form[data-act]').length, document.querySelectorAll('.live').length].join('|')`))
+	require.Contains(t, eval(`document.getElementById('scrubbed').textContent`), "Viewing the session as of seq "+end1)
+	eval(`(window.scrollTo(0, 0), "")`)
+	browsertest.Screenshot(t, b, filepath.Join(docs, "console-replay.png"))
 	do(chromedp.Click(css("#back-to-live")))
-	wait(`location.search === '' && !!document.getElementById('turn-3')`)
+	wait(`location.search === '' && document.querySelectorAll('#turn-3').length === 1 && !!document.getElementById('message-form')`)
 
 	do(chromedp.Navigate(e.web.URL+"/agents"), chromedp.WaitVisible(css(`#agents tr[data-agent="browser"]`)))
 	browsertest.Screenshot(t, b, filepath.Join(docs, "console-list.png"))

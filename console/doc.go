@@ -2,11 +2,11 @@
 // browser. It lists agents with server-side filters over Tether's search
 // attributes, shows an agent's conversation from its session log (turns,
 // steps, tool calls and results, retries, compaction, errors, usage, cost
-// and latency) with the tokens of the model call in flight, or as it was at
-// any earlier log position (the replay scrubber), the calls that
+// and latency) with the tokens of the model call in flight, the calls that
 // wait for a person, its durable waits and its tree of agents, and acts on
 // it (messages, cancel, model, dispose, approve, deny, answer) through the
-// same validated operations the Go client uses.
+// same validated operations the Go client uses. A replay scrubber shows an
+// agent as of any earlier position of its log, read-only.
 //
 // It talks to Temporal only through the Go client: package agent for
 // agents, the visibility API for lists, projection to read a log from
@@ -32,7 +32,13 @@
 // watch it, and reads the agent's tree itself (bounded in depth and size,
 // again every few seconds while an agent in it may change) rather than
 // following its descendants; a page and its live updates are rendered from the same fold
-// (package transcript), so a block's HTML depends only on the log; the
+// (package transcript), so a block's HTML depends only on the log; a page
+// as of position N renders from the fold of the log's first N+1 events
+// (the transcript's, and eventlog.State's through signals.StatusOf, which
+// the loop answers its status query from), so it shows the transcript and
+// status the live page showed when the log had N+1 events, less what the
+// log does not hold (whether work was due, the run count, the tree as it
+// was); the
 // status panel is the same for every viewer, so it holds no session's
 // token (the page's script supplies its own to the decision forms).
 package console

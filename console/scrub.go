@@ -2,63 +2,78 @@ package console
 
 import (
 	"fmt"
-	"net/http"
 	"net/url"
-	"sort"
 	"strconv"
 	"time"
 
+	"github.com/tetherdev/tether/console/transcript"
 	"github.com/tetherdev/tether/eventlog"
 	"github.com/tetherdev/tether/signals"
 )
 
-// scrubView is the replay scrubber: the page shows the session as it was
-// when its log ended at At.
-type scrubView struct {
-	At      int64     // the last event shown
-	Last    int64     // the log's last event
-	When    time.Time // when event At was recorded
-	LiveURL string
+// scrubber is the page's range over the positions of the log. Scrubbed
+// says the page shows the agent as of At, read-only; otherwise At is the
+// latest position and the page is live.
+type scrubber struct {
+	At       int64
+	Last     int64
+	When     time.Time // when the event at At was recorded
+	Scrubbed bool
+	LiveURL  string // the page as it is now
 }
 
-// errScrub is a malformed or out-of-range position.
-var errScrub = fmt.Errorf("%w: at must be a log position", errBadInput)
-
-// scrubTo reads the page's "at" and cuts log after it. Without "at" the
-// log is whole and scrub is nil; a position that is not an integer within
-// the log is an error, never clamped: a link to a point in a session
-// either shows that point or says why not.
-func scrubTo(r *http.Request, id string, log []eventlog.Envelope) ([]eventlog.Envelope, *scrubView, error) {
-	raw, ok := r.URL.Query()["at"]
-	if !ok {
-		return log, nil, nil
+// parseAt reads the at parameter: "" for the live page, else a position
+// of a log with n events. Anything else is refused, never clamped: a link
+// to a position names exactly what it shows.
+func parseAt(raw string, n int) (int64, bool, error) {
+	if raw == "" {
+		return 0, false, nil
 	}
-	if len(raw) != 1 || len(log) == 0 {
-		return nil, nil, fmt.Errorf("%w (the log has %d events)", errScrub, len(log))
+	at, err := strconv.ParseInt(raw, 10, 64)
+	switch {
+	case n == 0:
+		return 0, false, fmt.Errorf("%w: at=%q: the log is empty", errBadInput, raw)
+	case err != nil || at < 0 || at >= int64(n):
+		return 0, false, fmt.Errorf("%w: at=%q: want a log position from 0 to %d", errBadInput, raw, n-1)
 	}
-	at, err := strconv.ParseInt(raw[0], 10, 64)
-	last := log[len(log)-1].Seq
-	if err != nil || at < log[0].Seq || at > last {
-		return nil, nil, fmt.Errorf("%w from %d to %d, not %q", errScrub, log[0].Seq, last, raw[0])
-	}
-	n := sort.Search(len(log), func(i int) bool { return log[i].Seq > at })
-	return log[:n], &scrubView{At: at, Last: last, When: log[n-1].At, LiveURL: "/agents/" + url.PathEscape(id)}, nil
+	return at, true, nil
 }
 
-// statusAsOf folds the status an agent had when its log was log: the
-// state machine's dimensions, its inbox and usage. What only the running
-// workflow knows (runs, pending decisions, children) is left out.
-func statusAsOf(log []eventlog.Envelope) (*signals.StatusView, error) {
-	var st eventlog.State
+// statusAt is the status the loop's fold of log gives: what the status
+// query answered when the log had len(log) events, less whether work was
+// due and the run count, which the log does not hold.
+func statusAt(log []eventlog.Envelope) (*signals.StatusView, error) {
+	s := eventlog.NewState(0)
 	for _, env := range log {
 		e, err := eventlog.Decode(env)
 		if err != nil {
 			return nil, err
 		}
-		if err := st.Apply(e); err != nil {
-			return nil, fmt.Errorf("event %d: %w", env.Seq, err)
+		if err := s.Apply(e); err != nil {
+			return nil, err
 		}
 	}
-	return &signals.StatusView{Status: st.Status, Turn: st.Turn, Step: st.Step, InTurn: st.InTurn,
-		NextTurn: st.Inbox.NextTurn, NextStep: st.Inbox.NextStep, LogLen: st.Len, Disposed: st.Disposing, Usage: st.Usage}, nil
+	v := signals.StatusOf(s)
+	return &v, nil
+}
+
+// scrub shows v as of position at of snap's log: the transcript and the
+// status folded from the log's prefix, with no forms, no live feed and no
+// tree (which is read as it is now, not as it was).
+func scrub(v *agentView, snap *snapshot, at int64) error {
+	prefix := snap.Log[:at+1]
+	tr, err := transcript.Build(prefix, snap.prices())
+	if err != nil {
+		return err
+	}
+	st, err := statusAt(prefix)
+	if err != nil {
+		return err
+	}
+	v.Blocks, v.Next = tr.Blocks, tr.Next
+	v.Status.Status, v.Status.Err, v.Status.Total, v.Status.Selection = st, "", tr.Total, tr.Selection
+	v.Status.Live, v.Status.Closed, v.Status.Tree, v.Status.Forms, v.Status.CSRF = false, false, nil, false, ""
+	v.Scrub.At, v.Scrub.When, v.Scrub.Scrubbed = at, prefix[at].At, true
+	v.Scrub.LiveURL = "/agents/" + url.PathEscape(v.ID)
+	return nil
 }

@@ -1,88 +1,141 @@
 package console
 
 import (
+	"context"
+	"fmt"
 	"net/http"
-	"strconv"
+	"net/url"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/tetherdev/tether/agent"
 	"github.com/tetherdev/tether/eventlog"
 	"github.com/tetherdev/tether/signals"
 )
 
-func TestTheReplayScrubberShowsTheSessionAsItWasReadOnly(t *testing.T) {
+// seqOf is the position of the first event of h's log that match says.
+func seqOf(t *testing.T, ctx context.Context, h *agent.Handle, match func(eventlog.Event) bool) int64 {
+	t.Helper()
+	log, err := h.Log(ctx)
+	require.NoError(t, err)
+	for _, env := range log {
+		e, err := eventlog.Decode(env)
+		require.NoError(t, err)
+		if match(e) {
+			return env.Seq
+		}
+	}
+	t.Fatal("no such event in the log")
+	return 0
+}
+
+// noActions fails if body carries any form that acts on the agent.
+func noActions(t *testing.T, body string) {
+	t.Helper()
+	for _, form := range []string{`id="message-form"`, `id="cancel-form"`, `id="model-form"`, `id="dispose-form"`, `class="decide"`, `data-act=`} {
+		require.NotContains(t, body, form)
+	}
+}
+
+// operatorGet reads path as the operator, who would get the action forms.
+func (e *env) operatorGet(path string) response {
+	return e.do(http.MethodGet, path, nil, map[string]string{"Authorization": "Bearer " + testToken}, nil)
+}
+
+func TestScrubbingToTheEndOfATurnShowsOnlyWhatHadHappenedByThenReadOnly(t *testing.T) {
 	e := operatorEnv(t)
 	ctx := ctxT(t, time.Minute)
 	h := e.idle(ctx, "replayed", "/say first answer", signals.AgentOptions{})
-	_, err := h.Followup(ctx, "/say second answer")
+	_, err := h.Followup(ctx, "/say second answer", agent.Acknowledged())
 	require.NoError(t, err)
 	_, err = h.WaitIdle(ctx)
 	require.NoError(t, err)
-	log, err := h.Log(ctx)
-	require.NoError(t, err)
-	auth := map[string]string{"Authorization": "Bearer " + testToken}
-	get := func(q string) response { return e.do(http.MethodGet, "/agents/replayed"+q, nil, auth, nil) }
-	seqOf := func(match func(eventlog.Event) bool) int64 {
-		for _, env := range log {
-			if ev, err := eventlog.Decode(env); err == nil && match(ev) {
-				return env.Seq
-			}
-		}
-		t.Fatal("no such event")
-		return 0
-	}
-	end1 := seqOf(func(ev eventlog.Event) bool { te, ok := ev.(eventlog.TurnEnd); return ok && te.Turn == 1 })
-	queued := seqOf(func(ev eventlog.Event) bool {
-		in, ok := ev.(eventlog.InboxInserted)
-		return ok && in.Content == "/say second answer"
-	})
-	last := log[len(log)-1].Seq
+	end1 := seqOf(t, ctx, h, func(e eventlog.Event) bool { te, ok := e.(eventlog.TurnEnd); return ok && te.Turn == 1 })
 
-	// The live page offers the scrubber at the log's end, and its actions.
-	live := get("")
-	require.Equal(t, http.StatusOK, live.Status)
-	require.Contains(t, live.Body, `<input type="range" name="at" min="0" max="`+strconv.FormatInt(last, 10)+`" value="`+strconv.FormatInt(last, 10)+`"`)
-	require.Contains(t, live.Body, `id="message-form"`)
+	live := e.operatorGet("/agents/replayed")
+	require.Contains(t, live.Body, `id="turn-2"`)
+	require.Contains(t, live.Body, `id="message-form"`, "the live page acts")
+	require.Contains(t, live.Body, fmt.Sprintf(`<a class="asof" href="?at=%d"`, end1), "turn 1 links to its end")
+	require.Contains(t, live.Body, `<input type="range" id="scrub-at" name="at" min="0"`)
 	require.NotContains(t, live.Body, `id="scrubbed"`)
 
-	// At the end of turn 1: its answer, not turn 2's, and nothing to act on.
-	r := get("?at=" + strconv.FormatInt(end1, 10))
+	r := e.operatorGet(fmt.Sprintf("/agents/replayed?at=%d", end1))
 	require.Equal(t, http.StatusOK, r.Status, r.Body)
+	require.Contains(t, r.Body, `id="turn-1"`)
 	require.Contains(t, r.Body, "first answer")
+	require.NotContains(t, r.Body, `id="turn-2"`, "turn 2 had not started")
 	require.NotContains(t, r.Body, "second answer")
-	require.NotContains(t, r.Body, `id="turn-2"`)
-	require.Contains(t, r.Body, `id="scrubbed"`)
-	require.Contains(t, r.Body, "as of log event "+strconv.FormatInt(end1, 10)+" of "+strconv.FormatInt(last, 10))
-	require.Contains(t, r.Body, `data-live="false"`, "a past position is not followed live")
-	for _, form := range []string{`id="message-form"`, `id="cancel-form"`, `form class="decide"`} {
-		require.NotContains(t, r.Body, form, "read-only")
-	}
-	require.Contains(t, r.Body, `<span class="chip running" id="status-chip">running</span>`, "turn 1 ended, its status not yet idle")
-	require.Contains(t, r.Body, `<span>turn 1</span>`)
+	require.Contains(t, r.Body, fmt.Sprintf("Viewing the session as of seq %d, <time", end1))
+	require.Contains(t, r.Body, `<a href="/agents/replayed" id="back-to-live">back to live</a>`)
+	require.Contains(t, r.Body, fmt.Sprintf(`value="%d"`, end1), "the scrubber stands at the position")
+	require.Contains(t, r.Body, `data-live="false"`, "no live feed or token stream")
+	require.Contains(t, r.Body, fmt.Sprintf("%d log events", end1+1), "the status is the prefix's")
+	require.Contains(t, r.Body, `<span class="chip running" id="status-chip">running</span>`, "turn/end comes before the status goes idle")
+	require.Contains(t, r.Body, `id="scrub-readonly"`)
+	noActions(t, r.Body)
+}
 
-	// When the followup was queued: in the next-turn inbox, not answered.
-	r = get("?at=" + strconv.FormatInt(queued, 10))
+func TestScrubbingBackShowsAnApprovalAsPendingBeforeItWasDecided(t *testing.T) {
+	e := operatorEnv(t)
+	ctx := ctxT(t, time.Minute)
+	h, p := e.approvalAgent(ctx, "decided", "ship it")
+	require.Equal(t, http.StatusOK, e.act("/agents/decided/approve", url.Values{"call_id": {p.CallID}}).Status)
+	toolResult(t, ctx, h, p.CallID)
+	asked := seqOf(t, ctx, h, func(e eventlog.Event) bool { _, ok := e.(eventlog.DecisionRequested); return ok })
+	made := seqOf(t, ctx, h, func(e eventlog.Event) bool { _, ok := e.(eventlog.DecisionMade); return ok })
+
+	require.NotContains(t, e.get("/agents/decided").Body, `id="pending-`, "decided now")
+	r := e.operatorGet(fmt.Sprintf("/agents/decided?at=%d", asked))
 	require.Equal(t, http.StatusOK, r.Status, r.Body)
-	require.Contains(t, r.Body, `<span class="count">1</span>`)
-	require.Contains(t, r.Body, "/say second answer")
-	require.NotContains(t, r.Body, `id="turn-2"`)
+	card := section(t, r.Body, "pending-"+p.CallID)
+	card = card[:strings.Index(card, "</article>")]
+	require.Contains(t, card, `<b class="tool">echo</b>`)
+	require.Contains(t, card, "waiting since <time")
+	require.NotContains(t, card, "<form", "no decision form on a past position")
+	noActions(t, r.Body)
 
-	// At the last event it is the whole session, still read-only.
-	r = get("?at=" + strconv.FormatInt(last, 10))
-	require.Equal(t, http.StatusOK, r.Status, r.Body)
-	require.Contains(t, r.Body, `id="turn-2"`)
-	require.Contains(t, r.Body, `<span class="chip idle" id="status-chip">idle</span>`)
-	require.NotContains(t, r.Body, `id="message-form"`)
+	after := e.get(fmt.Sprintf("/agents/decided?at=%d", made))
+	require.Equal(t, http.StatusOK, after.Status, after.Body)
+	require.NotContains(t, after.Body, `id="pending-`, "decided by then")
+	require.Contains(t, after.Body, "approved")
+}
 
-	// Positions that are not in the log are refused, with the range.
-	for _, bad := range []string{"-1", strconv.FormatInt(last+1, 10), "x", "", "1.5", "99999999999999999999"} {
-		r := e.do(http.MethodGet, "/agents/replayed?at="+bad, nil, map[string]string{"Accept": "application/json"}, nil)
-		require.Equal(t, http.StatusBadRequest, r.Status, bad)
-		require.Equal(t, "bad_input", r.JSON(t)["code"], bad)
-		require.Contains(t, r.JSON(t)["error"], "at must be a log position from 0 to "+strconv.FormatInt(last, 10), bad)
+func TestAScrubPositionOutsideTheLogOrNotANumberIsRefused(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	ctx := ctxT(t, time.Minute)
+	h := e.idle(ctx, "bounded", "/say hi", signals.AgentOptions{})
+	log, err := h.Log(ctx)
+	require.NoError(t, err)
+	last := len(log) - 1
+	want := fmt.Sprintf("want a log position from 0 to %d", last)
+
+	for _, at := range []string{"-1", strings.Repeat("9", 30), fmt.Sprint(last + 1), "abc", "1.5", "0x1", " 1"} {
+		r := e.do(http.MethodGet, "/agents/bounded?at="+url.QueryEscape(at), nil, map[string]string{"Accept": "application/json"}, nil)
+		require.Equal(t, http.StatusBadRequest, r.Status, at)
+		require.Equal(t, "bad_input", r.JSON(t)["code"], at)
+		require.Contains(t, r.JSON(t)["error"], want, at)
 	}
-	r = e.do(http.MethodGet, "/agents/replayed?at=1&at=2", nil, map[string]string{"Accept": "application/json"}, nil)
-	require.Equal(t, http.StatusBadRequest, r.Status)
+	page := e.get("/agents/bounded?at=-1")
+	require.Equal(t, http.StatusBadRequest, page.Status)
+	require.Contains(t, page.Body, want, "a browser gets the reason on a page")
+
+	for _, at := range []int{0, last} {
+		r := e.get(fmt.Sprintf("/agents/bounded?at=%d", at))
+		require.Equal(t, http.StatusOK, r.Status, r.Body)
+		require.Contains(t, r.Body, fmt.Sprintf("Viewing the session as of seq %d,", at))
+	}
+	require.NotContains(t, e.get("/agents/bounded?at=0").Body, `id="turn-1"`, "seq 0 is the first message, before any turn")
+}
+
+func TestAnEmptyLogHasNoPositionToScrubTo(t *testing.T) {
+	_, _, err := parseAt("0", 0)
+	require.ErrorIs(t, err, errBadInput)
+	require.ErrorContains(t, err, "the log is empty")
+	at, scrubbed, err := parseAt("", 0)
+	require.NoError(t, err)
+	require.False(t, scrubbed)
+	require.Zero(t, at)
 }

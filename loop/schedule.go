@@ -90,18 +90,3 @@ func pendingBytes(s eventlog.State) int {
 	}
 	return n
 }
-
-// scheduledView is the bounded status of the scheduled messages: the
-// first MaxStatusItems cut to previews, their count and the earliest time.
-func scheduledView(v *signals.StatusView, s []eventlog.Scheduled) {
-	v.ScheduledLen = len(s)
-	for i, m := range s {
-		if i < signals.MaxStatusItems {
-			m.Content = signals.Preview(m.Content)
-			v.Scheduled = append(v.Scheduled, m)
-		}
-		if v.NextAt.IsZero() || m.At.Before(v.NextAt) {
-			v.NextAt = m.At
-		}
-	}
-}

@@ -1,7 +1,6 @@
 package loop
 
 import (
-	"slices"
 	"time"
 
 	"github.com/tetherdev/tether/eventlog"
@@ -146,36 +145,9 @@ func (l *Loop) Page(req signals.LogRequest) signals.LogPage {
 }
 
 // Status answers the status query and the wait-idle update, bounded
-// whatever the agent holds (see signals.StatusView).
+// whatever the agent holds (see signals.StatusOf).
 func (l *Loop) Status() signals.StatusView {
-	s := l.state
-	v := signals.StatusView{
-		Status: s.Status, Turn: s.Turn, Step: s.Step, InTurn: s.InTurn, Due: l.due(),
-		NextTurn: previews(s.Inbox.NextTurn), NextStep: previews(s.Inbox.NextStep),
-		NextTurnLen: len(s.Inbox.NextTurn), NextStepLen: len(s.Inbox.NextStep),
-		LogLen: s.Len, Disposed: s.Disposing, Runs: l.runs + 1, Usage: s.Usage, Waits: s.Waits,
-	}
-	for _, p := range s.Pending {
-		pv := signals.PendingView{PendingDecision: p}
-		if i := slices.IndexFunc(s.OpenCalls, func(c eventlog.ToolCallRequest) bool { return c.ID == p.CallID }); i >= 0 {
-			pv.Arguments = signals.Preview(string(s.OpenCalls[i].Arguments))
-		}
-		v.Pending = append(v.Pending, pv)
-	}
-	for _, c := range s.Children {
-		v.Children = append(v.Children, signals.ChildView{ID: c.ID, Mode: c.Mode, Settled: c.Settled, Spent: c.Spent})
-	}
-	scheduledView(&v, s.Scheduled)
+	v := signals.StatusOf(l.state)
+	v.Due, v.Runs = l.due(), l.runs+1
 	return v
-}
-
-// previews are the oldest MaxStatusItems messages of a list, each cut to
-// a preview.
-func previews(p []eventlog.Pending) []eventlog.Pending {
-	out := make([]eventlog.Pending, 0, min(len(p), signals.MaxStatusItems))
-	for _, m := range p[:min(len(p), signals.MaxStatusItems)] {
-		m.Content = signals.Preview(m.Content)
-		out = append(out, m)
-	}
-	return out
 }

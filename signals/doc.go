@@ -5,6 +5,7 @@
 // before it is accepted.
 //
 // It uses the standard library (and eventlog) only and holds no behaviour
-// beyond validation. Names are durable: a value is never renamed. Payloads
+// beyond validation and the bounded views a reader gets of an agent's
+// state (Preview, StatusOf). Names are durable: a value is never renamed. Payloads
 // never carry credentials.
 package signals

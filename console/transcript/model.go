@@ -42,6 +42,7 @@ type End struct {
 	Reason eventlog.EndReason
 	Error  string
 	At     time.Time
+	Seq    int64 // of the turn/end event
 }
 
 // Failed reports whether the turn ended by a failure of any kind.

@@ -139,7 +139,7 @@ func (t *Transcript) turnEnd(env eventlog.Envelope, e eventlog.TurnEnd) *Block {
 		b = &Block{ID: "turn-" + strconv.Itoa(e.Turn), Turn: e.Turn, First: env.Seq, Start: env.At}
 		t.Blocks = append(t.Blocks, b)
 	}
-	b.End = &End{Reason: e.Reason, Error: e.Error, At: env.At}
+	b.End = &End{Reason: e.Reason, Error: e.Error, At: env.At, Seq: env.Seq}
 	t.cur, t.step = nil, nil
 	return b
 }

@@ -57,10 +57,13 @@
     }
   }
 
-  // The replay scrubber shows the chosen position as soon as it is let go.
-  document.querySelectorAll('form.scrub input[type=range]').forEach((input) => {
-    input.addEventListener('change', () => input.form.submit());
-  });
+  // The replay scrubber is a plain GET form; moving it goes there at once.
+  const scrub = $('scrub-at');
+  const scrubPos = () => { $('scrub-pos').textContent = `seq ${scrub.value} of ${scrub.max}`; };
+  if (scrub) {
+    scrub.addEventListener('input', scrubPos);
+    scrub.addEventListener('change', () => scrub.form.requestSubmit());
+  }
 
   const root = $('agent');
   if (!root || root.dataset.live !== 'true') return;
@@ -129,6 +132,14 @@
       if (v) f.querySelector('textarea').value = v;
     });
     root.dataset.seq = ev.lastEventId;
+    // On the live page the scrubber reaches the latest position, and
+    // stays on it if it was there.
+    if (scrub && Number(ev.lastEventId) > Number(scrub.max)) {
+      const follow = scrub.value === scrub.max;
+      scrub.max = ev.lastEventId;
+      if (follow) scrub.value = scrub.max;
+      scrubPos();
+    }
     root.classList.toggle('running', d.running);
   });
   es.addEventListener('token', (ev) => {
