@@ -213,10 +213,11 @@ func TestStarterResendWithMessageIDIsDeliveredOnce(t *testing.T) {
 }
 
 // A signal and an update of one message ID that reach the agent in one
-// workflow task: the update's copy is taken (its handler records it at
-// once, the signal waits in its channel and is then dropped as a
-// duplicate), and the projection from history resolves the message to the
-// same copy although the signal comes first in history.
+// workflow task: the signal's copy is taken, as history has it first (the
+// update's handler hands signals delivered before it to the loop first,
+// then finds its ID taken and answers so), and the projection from history
+// resolves the message to the same copy. (Runs recorded before
+// signals_first took the update's copy; projection still reads them so.)
 func TestASignalAndAnUpdateOfOneIDInOneTaskProjectAsTheCopyTaken(t *testing.T) {
 	e := newEnv(t)
 	ctx := ctxT(t, time.Minute)
@@ -247,7 +248,7 @@ func TestASignalAndAnUpdateOfOneIDInOneTaskProjectAsTheCopyTaken(t *testing.T) {
 		return err == nil
 	})
 	e.startWorker(echoTool())
-	require.NoError(t, <-acked, "the update's copy is taken")
+	require.ErrorIs(t, <-acked, signals.ErrDuplicateID, "the signal's copy is taken, first in history")
 	idleAcrossRuns(ctx, t, h)
 
 	log := mustLog(t, h)
@@ -257,7 +258,7 @@ func TestASignalAndAnUpdateOfOneIDInOneTaskProjectAsTheCopyTaken(t *testing.T) {
 			content = append(content, in.Content)
 		}
 	}
-	require.Equal(t, []string{"/say updated copy"}, content)
+	require.Equal(t, []string{"/say signalled copy"}, content)
 	history, err := projection.Fetch(ctx, e.c, h.ID, "")
 	require.NoError(t, err)
 	projected, err := projection.FromHistory(history)

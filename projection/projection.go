@@ -21,12 +21,16 @@ type sources struct {
 	// signalled are the messages whose content came from a signal, with
 	// the run (counted by readRun) that delivered it.
 	signalled map[eventlog.MessageID]int
-	run       int
-	scheduled map[int64]string // scheduled event ID → activity ID
-	results   map[string]json.RawMessage
-	inputs    map[string]json.RawMessage
-	local     map[string][]json.RawMessage // local tool results by call ID, oldest first
-	journal   []eventlog.Envelope
+	// signalsFirst: this run's updates took the signals delivered before
+	// them first (its run config says signals_first), so a signal's copy
+	// that precedes an update of the same ID in history is the one taken.
+	signalsFirst bool
+	run          int
+	scheduled    map[int64]string // scheduled event ID → activity ID
+	results      map[string]json.RawMessage
+	inputs       map[string]json.RawMessage
+	local        map[string][]json.RawMessage // local tool results by call ID, oldest first
+	journal      []eventlog.Envelope
 	// For idle tails without a marker (idletail.go): the last workflow
 	// task's start, the last model activity completed, the open task.
 	taskAt    time.Time
@@ -89,6 +93,7 @@ func (p Projector) newSources() *sources {
 func (s *sources) readRun(events []*historypb.HistoryEvent) error {
 	s.scheduled, s.task, s.lastModel = map[int64]string{}, task{}, ""
 	s.run++
+	s.signalsFirst = false
 	for _, ev := range events {
 		err := s.track(ev)
 		if err == nil {
@@ -196,12 +201,14 @@ func (s *sources) message(m signals.Message) { s.take(m, false) }
 // workflow took the update's copy (its validator refuses an ID already
 // taken), so the signal had not been taken yet and was dropped: a signal
 // waits in its channel until the run's main loop drains it, while an
-// update's handler records its message at once.
+// update's handler records its message at once. Runs whose config says
+// signals_first have no exception: their update handlers take the signals
+// delivered before them first, so history's order is the order taken.
 func (s *sources) take(m signals.Message, byUpdate bool) {
 	if m.ID == "" {
 		return
 	}
-	if run, ok := s.signalled[m.ID]; ok && byUpdate && run == s.run {
+	if run, ok := s.signalled[m.ID]; ok && byUpdate && run == s.run && !s.signalsFirst {
 		s.messages[m.ID] = m.Content
 		delete(s.signalled, m.ID)
 		return

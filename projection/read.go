@@ -158,10 +158,16 @@ func (s *sources) marker(a *historypb.MarkerRecordedEventAttributes) error {
 	if a.GetMarkerName() != sideEffectMarker {
 		return nil
 	}
-	var m signals.JournalMarker
+	var m struct {
+		signals.JournalMarker
+		// SignalsFirst is set in the run config of runs whose updates
+		// take the signals delivered before them first.
+		SignalsFirst bool `json:"signals_first"`
+	}
 	if err := s.decode(a.GetDetails()["data"], &m); err != nil {
 		return err
 	}
+	s.signalsFirst = s.signalsFirst || m.SignalsFirst
 	s.append(m.Journal)
 	return nil
 }
