@@ -49,9 +49,7 @@ func (r *run) settle(ctx workflow.Context) error {
 		if err != nil {
 			return err
 		}
-		for _, drain := range r.drains {
-			drain()
-		}
+		r.drainSignals()
 		if len(r.inputs) == 0 && workflow.AllHandlersFinished(ctx) {
 			return nil
 		}

@@ -206,9 +206,14 @@ func receive[T any](ctx workflow.Context, name string, handle func(T)) (drain fu
 // history before the update's acceptance, so this keeps history's order.
 // Runs recorded before (runConfig.SignalsFirst unset) replay as they ran.
 func (r *run) signalsFirst() {
-	if !r.signalsFirstOn {
-		return
+	if r.signalsFirstOn {
+		r.drainSignals()
 	}
+}
+
+// drainSignals hands every signal delivered but not yet received to its
+// handler.
+func (r *run) drainSignals() {
 	for _, drain := range r.drains {
 		drain()
 	}
