@@ -2,8 +2,8 @@ package e2e
 
 import (
 	"context"
-	"os"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
