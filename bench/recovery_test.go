@@ -27,6 +27,7 @@ import (
 	"github.com/tetherdev/tether/fx/configfx"
 	"github.com/tetherdev/tether/fx/temporalfx"
 	"github.com/tetherdev/tether/fx/workerfx"
+	"github.com/tetherdev/tether/internal/testserver"
 	"github.com/tetherdev/tether/signals"
 	"github.com/tetherdev/tether/workflows"
 )
@@ -221,7 +222,7 @@ func readyAt(b *testing.B, dir string, n int) time.Time {
 // bareServer is an embedded server with Tether's search attributes and no
 // worker: the benchmark's worker processes are the only ones.
 func bareServer(b *testing.B) (*temporaltest.TestServer, *agent.Client) {
-	ts := temporaltest.NewServer(temporaltest.WithT(&testing.T{}))
+	ts := temporaltest.NewServer(temporaltest.WithT(&testing.T{}), testserver.Options())
 	b.Cleanup(ts.Stop)
 	c := ts.GetDefaultClient()
 	attrs := map[string]enumspb.IndexedValueType{}

@@ -26,6 +26,7 @@ import (
 	"github.com/tetherdev/tether/activities/tools"
 	"github.com/tetherdev/tether/agent"
 	"github.com/tetherdev/tether/fx/workerfx"
+	"github.com/tetherdev/tether/internal/testserver"
 	"github.com/tetherdev/tether/signals"
 	"github.com/tetherdev/tether/workflows"
 )
@@ -56,7 +57,7 @@ type envOptions struct {
 
 func newEnv(t *testing.T, o envOptions) *env {
 	t.Helper()
-	ts := temporaltest.NewServer(temporaltest.WithT(t))
+	ts := testserver.New(t)
 	c := ts.GetDefaultClient()
 	attrs := map[string]enumspb.IndexedValueType{}
 	for name, kind := range signals.SearchAttributeKinds {

@@ -24,6 +24,7 @@ import (
 	"github.com/tetherdev/tether/agent"
 	"github.com/tetherdev/tether/eventlog"
 	"github.com/tetherdev/tether/fx/workerfx"
+	"github.com/tetherdev/tether/internal/testserver"
 	"github.com/tetherdev/tether/signals"
 	"github.com/tetherdev/tether/workflows"
 )
@@ -53,7 +54,7 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	ts := temporaltest.NewServer(temporaltest.WithT(t))
+	ts := testserver.New(t)
 	c := ts.GetDefaultClient()
 	attrs := map[string]enumspb.IndexedValueType{}
 	for name, kind := range signals.SearchAttributeKinds {

@@ -19,6 +19,8 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/server/temporaltest"
 	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/tetherdev/tether/internal/testserver"
 )
 
 // closedAddress is a local address nothing listens on.
@@ -74,7 +76,7 @@ func TestWorkerVerbosePrintsTheWholeErrorChain(t *testing.T) {
 }
 
 func TestWorkerOnAMissingNamespaceSaysHowToCreateIt(t *testing.T) {
-	ts := temporaltest.NewServer(temporaltest.WithT(t))
+	ts := testserver.New(t)
 	requireOneLine(t, "worker: namespace nosuch does not exist: create it (temporal operator namespace create nosuch) or pass --namespace",
 		"--address", ts.GetFrontendHostPort(), "--namespace", "nosuch")
 }
@@ -82,7 +84,7 @@ func TestWorkerOnAMissingNamespaceSaysHowToCreateIt(t *testing.T) {
 // SQLite visibility holds at most 10 custom Keyword attributes: a namespace
 // that has them all cannot take Tether's, and the worker says what to run.
 func TestWorkerThatCannotRegisterSearchAttributesSaysHow(t *testing.T) {
-	ts := temporaltest.NewServer(temporaltest.WithT(t))
+	ts := testserver.New(t)
 	ns := fullNamespace(t, ts)
 	var stderr bytes.Buffer
 	require.Equal(t, 2, run([]string{"--address", ts.GetFrontendHostPort(), "--namespace", ns}, noEnv, &stderr))
@@ -115,7 +117,7 @@ func fullNamespace(t *testing.T, ts *temporaltest.TestServer) string {
 }
 
 func TestWorkerWithABadWorkspaceSaysHowToFixIt(t *testing.T) {
-	ts := temporaltest.NewServer(temporaltest.WithT(t))
+	ts := testserver.New(t)
 	missing := filepath.Join(t.TempDir(), "nope")
 	requireOneLine(t, "worker: --workspace "+missing+" cannot be used (lstat "+missing+": no such file or directory): "+
 		"point it at a directory, or pass --workspace '' to run without read_file and list_files",

@@ -18,13 +18,13 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
-	"go.temporal.io/server/temporaltest"
 	"go.uber.org/fx"
 
 	"github.com/tetherdev/tether/eventlog"
 	"github.com/tetherdev/tether/fx/configfx"
 	"github.com/tetherdev/tether/fx/tetherfx"
 	"github.com/tetherdev/tether/fx/workerfx"
+	"github.com/tetherdev/tether/internal/testserver"
 	"github.com/tetherdev/tether/signals"
 )
 
@@ -71,7 +71,7 @@ func writeConfig(t *testing.T) string {
 }
 
 func TestTheWorkerAppOffersItsMCPServersAndStopsThemWithIt(t *testing.T) {
-	ts := temporaltest.NewServer(temporaltest.WithT(t))
+	ts := testserver.New(t)
 	queue := "q-mcp"
 	cfg, err := configfx.Load([]string{"--address", ts.GetFrontendHostPort(), "--namespace", ts.GetDefaultNamespace(),
 		"--task-queue", queue}, func(k string) string { return map[string]string{configfx.EnvMCPConfig: writeConfig(t)}[k] }, io.Discard)

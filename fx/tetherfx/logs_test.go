@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/server/temporaltest"
 	"go.uber.org/fx"
 
 	"github.com/tetherdev/tether/agent"
 	"github.com/tetherdev/tether/fx/configfx"
+	"github.com/tetherdev/tether/internal/testserver"
 	"github.com/tetherdev/tether/signals"
 )
 
@@ -40,7 +40,7 @@ func (b *lockedBuffer) String() string {
 // call), the turn's start and end, and the workflow's own warnings. No
 // telemetry flag is needed for them.
 func TestTheWorkersLogLinesCarryAgentRunTurnAndStep(t *testing.T) {
-	ts := temporaltest.NewServer(temporaltest.WithT(t))
+	ts := testserver.New(t)
 	queue := "q-logs"
 	cfg, err := configfx.Load([]string{"--address", ts.GetFrontendHostPort(), "--namespace", ts.GetDefaultNamespace(),
 		"--task-queue", queue}, func(string) string { return "" }, nil)

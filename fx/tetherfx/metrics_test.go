@@ -10,12 +10,12 @@ import (
 
 	"github.com/prometheus/common/expfmt"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/server/temporaltest"
 	"go.uber.org/fx"
 
 	"github.com/tetherdev/tether/agent"
 	"github.com/tetherdev/tether/fx/configfx"
 	"github.com/tetherdev/tether/fx/telemetryfx"
+	"github.com/tetherdev/tether/internal/testserver"
 	"github.com/tetherdev/tether/signals"
 )
 
@@ -23,7 +23,7 @@ import (
 // turn with a tool call, Tether's counters, the model and tool histograms,
 // the cached agents and the SDK's worker metrics are there.
 func TestTheWorkerServesItsMetricsOnMetricsAddr(t *testing.T) {
-	ts := temporaltest.NewServer(temporaltest.WithT(t))
+	ts := testserver.New(t)
 	queue := "q-metrics"
 	cfg, err := configfx.Load([]string{"--address", ts.GetFrontendHostPort(), "--namespace", ts.GetDefaultNamespace(),
 		"--task-queue", queue, "--metrics-addr", "127.0.0.1:0"}, func(string) string { return "" }, io.Discard)

@@ -21,6 +21,7 @@ import (
 	"github.com/tetherdev/tether/eventlog"
 	"github.com/tetherdev/tether/fx/configfx"
 	"github.com/tetherdev/tether/fx/providerfx"
+	"github.com/tetherdev/tether/internal/testserver"
 	"github.com/tetherdev/tether/signals"
 )
 
@@ -141,7 +142,7 @@ func answer(t *testing.T, ts *temporaltest.TestServer, args []string, env map[st
 // provider configuration the README documents, and the agent's model call
 // reaches the endpoint that configuration names.
 func TestWorkerAppStartsAndCallsTheConfiguredProvider(t *testing.T) {
-	ts := temporaltest.NewServer(temporaltest.WithT(t))
+	ts := testserver.New(t)
 	openaiAPI := newWireFake(t, "openai", "stream_text.sse", "chat_text.json")
 	anthropicAPI := newWireFake(t, "anthropic", "stream_text.sse", "messages_text.json")
 	official := &divert{to: map[string]*url.URL{

@@ -21,6 +21,7 @@ import (
 
 	"github.com/tetherdev/tether/agent"
 	"github.com/tetherdev/tether/fx/configfx"
+	"github.com/tetherdev/tether/internal/testserver"
 	"github.com/tetherdev/tether/signals"
 )
 
@@ -90,7 +91,7 @@ func (c *collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // latest when it stops. The exporter reads OpenTelemetry's other variables
 // (headers here) and the resource OTEL_SERVICE_NAME.
 func TestTheWorkerExportsATurnsSpansToTheOTLPEndpoint(t *testing.T) {
-	ts := temporaltest.NewServer(temporaltest.WithT(t))
+	ts := testserver.New(t)
 	t.Run("http/protobuf", func(t *testing.T) {
 		otlp := &collector{services: map[string]bool{}}
 		srv := httptest.NewServer(otlp)

@@ -122,6 +122,11 @@ func serverConfig(o Options, p ports, st stores) *config.Config {
 	return &c
 }
 
+// DynamicConfig is the dynamic config the embedded server runs with, extra
+// merged over it. Test servers started another way (temporaltest) take it
+// too, so that tests run on the settings the product runs on.
+func DynamicConfig(extra map[string]any) dynamicconfig.StaticClient { return dynamicConfig(extra) }
+
 // dynamicConfig is our defaults with extra merged over them. Besides
 // laptop sizing they are tuned for latency: a turn should cost the
 // workflow tasks and activities it needs and no further hop.

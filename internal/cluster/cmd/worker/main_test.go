@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/server/temporaltest"
 	"go.uber.org/fx"
 
 	"github.com/tetherdev/tether/activities/tools"
@@ -15,13 +14,14 @@ import (
 	"github.com/tetherdev/tether/fx/configfx"
 	"github.com/tetherdev/tether/fx/providerfx"
 	"github.com/tetherdev/tether/fx/tetherfx"
+	"github.com/tetherdev/tether/internal/testserver"
 )
 
 // The cluster's worker is cmd/worker's app plus the workload: it starts
 // against a real server with the workload's model and tool beside the
 // configured ones.
 func TestWorkerAppWithTheWorkloadStarts(t *testing.T) {
-	ts := temporaltest.NewServer(temporaltest.WithT(t))
+	ts := testserver.New(t)
 	cfg, err := configfx.Load([]string{"--address", ts.GetFrontendHostPort(), "--namespace", ts.GetDefaultNamespace()},
 		func(string) string { return "" }, io.Discard)
 	require.NoError(t, err)
