@@ -172,7 +172,25 @@ func TestAChildsStatusReachesItsParentsPageLiveWithoutTheParentsLog(t *testing.T
 	ch := e.attach(ctx, child)
 	_, err = ch.WaitIdle(ctx)
 	require.NoError(t, err)
-	_, err = h.WaitIdle(ctx) // the child's report settled in a turn of the parent
+	// The child's report reaches the parent as a message that runs a turn
+	// of its own; WaitIdle alone can return before the report arrives.
+	require.Eventually(t, func() bool {
+		log, err := h.Log(ctx)
+		if err != nil {
+			return false
+		}
+		settled := -1
+		for i, env := range log {
+			if env.Type == eventlog.TypeChildSettled {
+				settled = i
+			}
+			if settled >= 0 && env.Type == eventlog.TypeTurnEnd {
+				return true
+			}
+		}
+		return false
+	}, 30*time.Second, 50*time.Millisecond, "the child's report settled in a turn of the parent")
+	_, err = h.WaitIdle(ctx)
 	require.NoError(t, err)
 
 	events := e.stream(ctx, "minder", nil, "?from=0")
