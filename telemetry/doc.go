@@ -9,7 +9,13 @@
 // chain's first run ID, turn, step, call ID), so a span's parent is known
 // before the parent ends and a worker that replays a run after losing its
 // cache emits the spans the first one did not; spans are emitted once, when
-// the event that closes them is recorded outside replay. The SDK's tracing
+// the event that closes them is recorded outside replay. A workflow task the
+// server refused (its cached state went stale) runs again from history and
+// records again what was never committed; the worker remembers the last
+// 16,384 spans it emitted and emits none of them again, nor counts again
+// the turn or tool call such a span closes (steps are counted at their start).
+// A task retried on another worker is emitted there too, under the same
+// span IDs. The SDK's tracing
 // interceptor adds its activity spans under them (StartActivity and
 // RunActivity of each model and tool call), its signal, update and query
 // spans, and propagates the context to the log queries the activities make.

@@ -32,7 +32,19 @@ type span struct {
 	failed     string // the status of a failed span: a kind, never free text
 }
 
+// emit sends a span, unless this process sent it already (emitted.go).
 func (em *emitter) emit(c chain, s span) {
+	if em.first(c, s) {
+		em.send(c, s)
+	}
+}
+
+// first reports whether s was not emitted yet, and remembers it.
+func (em *emitter) first(c chain, s span) bool {
+	return em.t.emitted.first(c.traceID(s.turn), s.id)
+}
+
+func (em *emitter) send(c chain, s span) {
 	if em.t.tracer == nil {
 		return
 	}
@@ -79,9 +91,6 @@ func (em *emitter) turnEnded(s *runState, at time.Time, e eventlog.TurnEnd) {
 		return
 	}
 	t := s.turn
-	em.count(em.t.metrics.turns, attribute.String("outcome", string(e.Reason)))
-	em.log.Info("Turn ended", "agent", s.agent, "run", s.run, "turn", t.n, "outcome", string(e.Reason),
-		"steps", t.steps, "duration_ms", at.Sub(t.start).Milliseconds())
 	sp := span{name: "turn", kind: trace.SpanKindInternal, turn: t.n, id: s.ids.turnSpan(t.n), start: t.start, end: at,
 		attrs: []attribute.KeyValue{
 			attribute.String("gen_ai.conversation.id", s.agent),
@@ -97,7 +106,13 @@ func (em *emitter) turnEnded(s *runState, at time.Time, e eventlog.TurnEnd) {
 	if e.Reason == eventlog.EndFailed {
 		sp.failed = string(e.Reason)
 	}
-	em.emit(s.ids, sp)
+	if !em.first(s.ids, sp) {
+		return // a retried workflow task: counted and logged the first time
+	}
+	em.count(em.t.metrics.turns, attribute.String("outcome", string(e.Reason)))
+	em.log.Info("Turn ended", "agent", s.agent, "run", s.run, "turn", t.n, "outcome", string(e.Reason),
+		"steps", t.steps, "duration_ms", at.Sub(t.start).Milliseconds())
+	em.send(s.ids, sp)
 }
 
 func (em *emitter) stepEnded(s *runState, at time.Time) {

@@ -69,8 +69,8 @@ func (em *emitter) toolDone(s *runState, at time.Time, r eventlog.ToolResult) {
 		return
 	}
 	outcome := toolOutcome(r)
-	em.count(em.t.metrics.toolCalls, attribute.String("tool", r.Name), attribute.String("outcome", outcome))
 	if s.turn == nil {
+		em.count(em.t.metrics.toolCalls, attribute.String("tool", r.Name), attribute.String("outcome", outcome))
 		return
 	}
 	t, step := s.turn, 0
@@ -99,7 +99,11 @@ func (em *emitter) toolDone(s *runState, at time.Time, r eventlog.ToolResult) {
 		sp.failed = outcome
 	}
 	sp.attrs = attrs
-	em.emit(s.ids, sp)
+	if !em.first(s.ids, sp) {
+		return // a retried workflow task: counted the first time
+	}
+	em.count(em.t.metrics.toolCalls, attribute.String("tool", r.Name), attribute.String("outcome", outcome))
+	em.send(s.ids, sp)
 }
 
 // toolOutcome is ok, error (the tool answered with an error), or the

@@ -289,3 +289,40 @@ func TestCompactionsAreCountedByKind(t *testing.T) {
 		eventlog.ContextPruned{CallIDs: []string{"c2"}})
 	require.Equal(t, map[string]int64{"kind=summary": 1, "kind=prune": 2}, f.counts("tether.compactions"))
 }
+
+// A workflow task the server refused (its cached state went stale) runs
+// again from history; what the first attempt recorded was never committed,
+// so the second attempt records it again, not as replay. Each span, turn
+// and tool call is still emitted and counted once, the first attempt's.
+func TestARetriedWorkflowTaskEmitsItsSpansOnce(t *testing.T) {
+	f := newFixture(t)
+	f.record(false, toolTurn...)
+	first := f.ended()
+	require.Len(t, first, 6)
+
+	f.state = &runState{ids: newChain("default", "a1", "run-0"), agent: "a1", run: "run-1"}
+	f.at = f.at.Add(time.Minute) // the retried task runs later, at other times
+	f.record(false, toolTurn...)
+	require.Len(t, f.ended(), 6, "no span twice")
+	require.Equal(t, first, f.ended())
+	require.Equal(t, map[string]int64{"outcome=completed": 1}, f.counts("tether.turns"))
+	require.Equal(t, map[string]int64{"outcome=ok,tool=echo": 1}, f.counts("tether.tool.calls"))
+
+	other := newChain("default", "a1", "run-9") // the agent ID reused: a new chain
+	f.state = &runState{ids: other, agent: "a1", run: "run-9"}
+	f.record(false, toolTurn...)
+	require.Len(t, f.ended(), 12, "another chain's turn 1 is another trace")
+}
+
+func TestTheEmittedSetForgetsItsOldestFirst(t *testing.T) {
+	e := newEmitted(2)
+	var tr trace.TraceID
+	a, b, c := trace.SpanID{1}, trace.SpanID{2}, trace.SpanID{3}
+	require.True(t, e.first(tr, a))
+	require.True(t, e.first(tr, b))
+	require.False(t, e.first(tr, a))
+	require.True(t, e.first(tr, c), "a is forgotten to make room")
+	require.True(t, e.first(tr, a))
+	require.False(t, e.first(tr, c))
+	require.Len(t, e.seen, 2)
+}

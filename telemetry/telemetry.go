@@ -45,6 +45,7 @@ type Telemetry struct {
 	handler   client.MetricsHandler
 	provider  string
 	logger    *slog.Logger
+	emitted   *emitted // spans emitted lately, never emitted twice
 }
 
 // sdkSpanKey is where the SDK's tracing interceptor keeps the current span
@@ -53,7 +54,7 @@ type sdkSpanKey struct{}
 
 // New builds the telemetry o asks for.
 func New(o Options) (*Telemetry, error) {
-	t := &Telemetry{provider: o.DefaultProvider, logger: o.Logger}
+	t := &Telemetry{provider: o.DefaultProvider, logger: o.Logger, emitted: newEmitted(emittedCap)}
 	if t.logger == nil {
 		t.logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
