@@ -15,7 +15,8 @@ import (
 // idle tails a run writes no marker for (signals.IdleTail): a task that
 // set the status search attribute to idle and journaled nothing (no
 // journal marker, activity input, result or seed) ended the turn of the
-// model call completed before it, at the task's time.
+// model call completed before it, at the task's time; so did one that set
+// it and then journaled from where that tail ends (tailBefore).
 type task struct {
 	open      bool
 	at        time.Time // the task's started event time: workflow.Now in it
@@ -56,16 +57,39 @@ func (s *sources) endTask() error {
 	if !t.open || !t.idle || t.journaled || t.model == "" {
 		return nil
 	}
-	from := int64(0)
-	if n := len(s.journal); n > 0 {
-		from = s.journal[n-1].Seq + 1
-	}
-	j, err := signals.IdleTail(from, t.at, t.model)
+	j, err := signals.IdleTail(s.next(), t.at, t.model)
 	if err != nil {
 		return err
 	}
 	s.journal = append(s.journal, j.Envelopes()...)
 	return nil
+}
+
+// tailBefore derives the idle tail of the open task before j, which a
+// command of the same task carries: the turn ended with the plain idle
+// tail (the status set to idle, no marker) and something delivered in the
+// same task then went on journaling (a message opening the next turn, in a
+// marker or the next model call's input). The tail is derived only when it
+// fills the gap before j exactly.
+func (s *sources) tailBefore(j signals.Journal) error {
+	t := s.task
+	if !t.open || !t.idle || t.journaled || t.model == "" || j.From <= s.next() {
+		return nil
+	}
+	tail, err := signals.IdleTail(s.next(), t.at, t.model)
+	if err != nil || tail.From+int64(len(tail.Entries)) != j.From {
+		return err
+	}
+	s.journal = append(s.journal, tail.Envelopes()...)
+	return nil
+}
+
+// next is the sequence number the journal read so far continues with.
+func (s *sources) next() int64 {
+	if n := len(s.journal); n > 0 {
+		return s.journal[n-1].Seq + 1
+	}
+	return 0
 }
 
 // commandEvents are the events a workflow task's commands write right

@@ -41,24 +41,28 @@ func (s *sources) read(ev *historypb.HistoryEvent) error {
 			return err
 		}
 		if next.Seed != nil { // the run's tail rides in the next run's input
-			s.append(next.Seed.Journal)
+			return s.append(next.Seed.Journal)
 		}
 	case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED:
 		var res signals.AgentResult
 		if err := s.decode(ev.GetWorkflowExecutionCompletedEventAttributes().GetResult(), &res); err != nil {
 			return err
 		}
-		s.append(res.Journal)
+		return s.append(res.Journal)
 	}
 	return nil
 }
 
 // append adds a journal a command carried into history.
-func (s *sources) append(j signals.Journal) {
+func (s *sources) append(j signals.Journal) error {
 	if !j.IsZero() {
+		if err := s.tailBefore(j); err != nil {
+			return err
+		}
 		s.journaled()
 	}
 	s.journal = append(s.journal, j.Envelopes()...)
+	return nil
 }
 
 func (s *sources) started(in *commonpb.Payloads) error {
@@ -131,8 +135,7 @@ func (s *sources) activity(eventID int64, a *historypb.ActivityTaskScheduledEven
 	if err := json.Unmarshal(raw, &in); err != nil {
 		return err
 	}
-	s.append(in.Journal)
-	return nil
+	return s.append(in.Journal)
 }
 
 func (s *sources) completed(scheduledID int64, result *commonpb.Payloads) error {
@@ -168,8 +171,7 @@ func (s *sources) marker(a *historypb.MarkerRecordedEventAttributes) error {
 		return err
 	}
 	s.signalsFirst = s.signalsFirst || m.SignalsFirst
-	s.append(m.Journal)
-	return nil
+	return s.append(m.Journal)
 }
 
 func (s *sources) decode(p *commonpb.Payloads, v any) error {
