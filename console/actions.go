@@ -119,11 +119,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	o := agent.CreateOptions{ID: strings.TrimSpace(r.PostFormValue("id")), First: r.PostFormValue("first"),
 		Options: signals.AgentOptions{Provider: strings.TrimSpace(r.PostFormValue("provider")),
 			Model: strings.TrimSpace(r.PostFormValue("model")), SystemPrompt: r.PostFormValue("system")}}
-	for _, t := range strings.Split(r.PostFormValue("tools"), ",") {
-		if t = strings.TrimSpace(t); t != "" {
-			o.Options.Tools = append(o.Options.Tools, t)
-		}
-	}
+	o.Options.Tools = signals.ToolList(r.PostFormValue("tools"))
 	if strings.TrimSpace(o.First) == "" {
 		s.fail(w, r, 0, fmt.Errorf("%w: the first message", signals.ErrEmptyMessage))
 		return

@@ -195,7 +195,8 @@ func TestStarterDecidesCallsThatWaitForAPersonAndShowsTheTree(t *testing.T) {
 	e.startWorker(echoTool())
 	ctx := ctxT(t, time.Minute)
 
-	r := e.starter(ctx, "start", "--id", "asks", "--tools", "echo,spawn_agent", "--approve", "echo", "--wait",
+	// Lists as people type them: spaces around names are trimmed.
+	r := e.starter(ctx, "start", "--id", "asks", "--tools", "echo, spawn_agent", "--approve", " echo,", "--wait",
 		`/tool echo {"text":"risky"}`)
 	requireExit(t, r, 0)
 	require.Contains(t, r.out, "the turn waits for a person: starter approve asks call_1_0")

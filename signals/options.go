@@ -98,3 +98,17 @@ func ValidateSelection(s Selection, providers []string) error {
 	}
 	return nil
 }
+
+// ToolList reads a comma-separated list of tool names as people type it
+// (flags, forms): each name trimmed of spaces, empty entries dropped, so
+// "echo, calculate," is [echo calculate]. What remains is validated with
+// the options like any tool list.
+func ToolList(s string) []string {
+	var out []string
+	for _, t := range strings.Split(s, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}

@@ -34,3 +34,11 @@ func TestValidateOptionsRefusesWhatAnAgentCannotRunWith(t *testing.T) {
 	require.NoError(t, ValidateOptions(AgentOptions{Tools: []string{"a"}, Provider: "openai", MaxParallelTools: 8}, known, providers))
 	require.NoError(t, ValidateOptions(AgentOptions{Tools: []string{"anything"}, Provider: "any"}, nil, nil), "nil lists check nothing")
 }
+
+func TestToolListTrimsNamesAndDropsEmptyEntries(t *testing.T) {
+	require.Equal(t, []string{"echo", "calculate"}, ToolList(" echo , calculate,"))
+	require.Equal(t, []string{"mcp:search/find"}, ToolList("mcp:search/find"))
+	require.Nil(t, ToolList(""))
+	require.Nil(t, ToolList(" , ,"))
+	require.Equal(t, []string{"a", "a"}, ToolList("a,a"), "a name twice is left for ValidateOptions to refuse")
+}

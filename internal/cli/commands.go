@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -72,11 +71,9 @@ func start(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	o.First = pos[0]
-	if *toolList != "" {
-		o.Options.Tools = strings.Split(*toolList, ",")
-	}
-	if *approve != "" {
-		o.Options.Approval = &signals.ApprovalPolicy{Tools: strings.Split(*approve, ",")}
+	o.Options.Tools = signals.ToolList(*toolList)
+	if approved := signals.ToolList(*approve); len(approved) > 0 {
+		o.Options.Approval = &signals.ApprovalPolicy{Tools: approved}
 	}
 	h, err := e.agents.Create(ctx, o)
 	if err != nil {

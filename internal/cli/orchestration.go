@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/tetherdev/tether/agent"
@@ -101,9 +100,7 @@ func spawn(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	a.Task = pos[1]
-	if *toolList != "" {
-		a.Tools = strings.Split(*toolList, ",")
-	}
+	a.Tools = signals.ToolList(*toolList)
 	h, err := e.agents.Attach(ctx, pos[0])
 	if err != nil {
 		return err
