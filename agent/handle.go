@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/tetherdev/tether/eventlog"
 	"github.com/tetherdev/tether/signals"
@@ -370,7 +371,21 @@ func (h *Handle) closedRun(ctx context.Context, runID string, err error) error {
 	if st == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 		return nil
 	}
-	return fmt.Errorf("%w: %s is %s", ErrClosed, h.ID, st)
+	return fmt.Errorf("%w: %s is %s", ErrClosed, h.ID, h.closure(ctx, runID, st))
+}
+
+// closure says how a closed run ended: its status and, for a failed run,
+// its failure's message (an agent that cannot start says why, e.g. MCP
+// server "x" is not configured on this worker).
+func (h *Handle) closure(ctx context.Context, runID string, st enumspb.WorkflowExecutionStatus) string {
+	if st != enumspb.WORKFLOW_EXECUTION_STATUS_FAILED {
+		return st.String()
+	}
+	var app *temporal.ApplicationError
+	if err := h.c.GetWorkflow(ctx, h.ID, runID).Get(ctx, nil); errors.As(err, &app) && app.Message() != "" {
+		return st.String() + ": " + app.Message()
+	}
+	return st.String()
 }
 
 // mapErr turns Temporal errors into this package's typed errors: a missing
@@ -384,7 +399,8 @@ func (h *Handle) mapErr(ctx context.Context, op string, err error) error {
 	if derr != nil {
 		return fmt.Errorf("%s: %w: %s", op, ErrNotFound, h.ID)
 	}
-	return fmt.Errorf("%s: %w: %s is %s", op, ErrClosed, h.ID, desc.GetWorkflowExecutionInfo().GetStatus())
+	info := desc.GetWorkflowExecutionInfo()
+	return fmt.Errorf("%s: %w: %s is %s", op, ErrClosed, h.ID, h.closure(ctx, info.GetExecution().GetRunId(), info.GetStatus()))
 }
 
 // RunMaintenance runs a maintenance task (signals.TaskCompact) in the
