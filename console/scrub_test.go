@@ -53,7 +53,9 @@ func TestScrubbingToTheEndOfATurnShowsOnlyWhatHadHappenedByThenReadOnly(t *testi
 	require.NoError(t, err)
 	_, err = h.WaitIdle(ctx)
 	require.NoError(t, err)
-	end1 := seqOf(t, ctx, h, func(e eventlog.Event) bool { te, ok := e.(eventlog.TurnEnd); return ok && te.Turn == 1 })
+	// Turn 1's end is where the agent settled after it: the status event
+	// (idle) that follows turn/end.
+	end1 := 1 + seqOf(t, ctx, h, func(e eventlog.Event) bool { te, ok := e.(eventlog.TurnEnd); return ok && te.Turn == 1 })
 
 	live := e.operatorGet("/agents/replayed")
 	require.Contains(t, live.Body, `id="turn-2"`)
@@ -73,7 +75,7 @@ func TestScrubbingToTheEndOfATurnShowsOnlyWhatHadHappenedByThenReadOnly(t *testi
 	require.Contains(t, r.Body, fmt.Sprintf(`value="%d"`, end1), "the scrubber stands at the position")
 	require.Contains(t, r.Body, `data-live="false"`, "no live feed or token stream")
 	require.Contains(t, r.Body, fmt.Sprintf("%d log events", end1+1), "the status is the prefix's")
-	require.Contains(t, r.Body, `<span class="chip running" id="status-chip">running</span>`, "turn/end comes before the status goes idle")
+	require.Contains(t, r.Body, `<span class="chip idle" id="status-chip">idle</span>`, "as the agent was once turn 1 ended")
 	require.Contains(t, r.Body, `id="scrub-readonly"`)
 	noActions(t, r.Body)
 }

@@ -43,6 +43,9 @@ type End struct {
 	Error  string
 	At     time.Time
 	Seq    int64 // of the turn/end event
+	// AsOf is where the session settled after the turn: the status event
+	// right after turn/end when there is one (the agent idle), else Seq.
+	AsOf int64
 }
 
 // Failed reports whether the turn ended by a failure of any kind.

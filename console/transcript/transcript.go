@@ -23,6 +23,7 @@ type Transcript struct {
 	prices signals.Prices
 	cur    *Block // where events go: the open turn, or the gap after a turn
 	step   *Step  // the open step of cur
+	ended  *Block // the turn that ended last, until a status event settles it
 	calls  map[string]*Call
 	inbox  map[eventlog.MessageID]string // contents of pending messages
 	// questions are the ask_human calls, so their decision reads as an
@@ -101,7 +102,7 @@ func (t *Transcript) apply(env eventlog.Envelope, e eventlog.Event) *Block {
 		delete(t.inbox, e.MessageID)
 		return nil
 	case eventlog.StatusChanged:
-		return nil
+		return t.settled(env)
 	case eventlog.TurnStart:
 		return t.turnStart(env, e)
 	case eventlog.TurnEnd:
@@ -139,8 +140,20 @@ func (t *Transcript) turnEnd(env eventlog.Envelope, e eventlog.TurnEnd) *Block {
 		b = &Block{ID: "turn-" + strconv.Itoa(e.Turn), Turn: e.Turn, First: env.Seq, Start: env.At}
 		t.Blocks = append(t.Blocks, b)
 	}
-	b.End = &End{Reason: e.Reason, Error: e.Error, At: env.At, Seq: env.Seq}
-	t.cur, t.step = nil, nil
+	b.End = &End{Reason: e.Reason, Error: e.Error, At: env.At, Seq: env.Seq, AsOf: env.Seq}
+	t.cur, t.step, t.ended = nil, nil, b
+	return b
+}
+
+// settled moves the end of the turn that ended just before a status event
+// to it: the session as of a turn's end includes the status it left.
+func (t *Transcript) settled(env eventlog.Envelope) *Block {
+	b := t.ended
+	t.ended = nil
+	if b == nil || b.End.AsOf != env.Seq-1 {
+		return nil
+	}
+	b.End.AsOf = env.Seq
 	return b
 }
 

@@ -78,6 +78,17 @@ func TestATurnGroupsStepsWithToolCallsPairedWithTheirResults(t *testing.T) {
 	require.Equal(t, Usage{Input: 2000, Output: 150, Cached: 800}, b.Usage)
 	require.Equal(t, b.Usage, tr.Total)
 	require.EqualValues(t, 17, tr.Next)
+	require.EqualValues(t, 15, b.End.Seq)
+	require.EqualValues(t, 16, b.End.AsOf, "the session as of the turn's end includes the idle status after it")
+}
+
+func TestATurnEndNotFollowedByItsStatusIsItsOwnPosition(t *testing.T) {
+	evs := toolTurn()
+	evs = append(evs[:len(evs)-1], eventlog.InboxInserted{MessageID: "m2", List: eventlog.NextTurn, Content: "again", Wake: true},
+		eventlog.StatusChanged{Status: eventlog.StatusIdle})
+	tr, err := Build(log(t, evs...), signals.Prices{})
+	require.NoError(t, err)
+	require.EqualValues(t, 15, tr.Blocks[0].End.AsOf)
 }
 
 func TestUsageIsPricedWhenTheAgentHasPrices(t *testing.T) {
@@ -186,7 +197,8 @@ func TestSinceReturnsTheBlocksLaterEventsChanged(t *testing.T) {
 			changed = append(changed, b.ID)
 		}
 	}
-	require.Equal(t, []string{"turn-1", "turn-1", "turn-1", "turn-1", "turn-1", "turn-1", "turn-2", "turn-2"}, changed)
+	// The idle status after turn/end changes turn 1 too: its end moves to it.
+	require.Equal(t, []string{"turn-1", "turn-1", "turn-1", "turn-1", "turn-1", "turn-1", "turn-1", "turn-2", "turn-2"}, changed)
 	require.Equal(t, []string{"turn-2"}, ids(tr.Since(17)))
 	require.Equal(t, []string{"turn-1", "turn-2"}, ids(tr.Since(15)))
 }
