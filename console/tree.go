@@ -192,20 +192,24 @@ func (s *Server) childRows(ctx context.Context, level []*treeNode, first bool, r
 
 // liveStatus asks each open node of the tree for its status, treeQueries
 // at once: its status and turn as they are now, what it has spent, and
-// its children's modes and reports.
+// its children's modes and reports. A closed node whose spending no
+// parent's report gave is read from its result (signals.AgentResult).
 func (s *Server) liveStatus(ctx context.Context, root *treeNode) {
-	var open []*treeNode
+	var open, closed []*treeNode
 	var walk func(*treeNode)
 	walk = func(n *treeNode) {
 		for _, c := range n.Children {
 			if c.Open {
 				open = append(open, c)
+			} else if c.Usage.Tokens() == 0 {
+				closed = append(closed, c)
 			}
 			walk(c)
 		}
 	}
 	walk(root)
 	views := make([]*signals.StatusView, len(open))
+	results := make([]*signals.AgentResult, len(closed))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, treeQueries)
 	for i, n := range open {
@@ -219,12 +223,31 @@ func (s *Server) liveStatus(ctx context.Context, root *treeNode) {
 			}
 		})
 	}
+	for i, n := range closed {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			var res signals.AgentResult
+			if s.o.Client.GetWorkflow(ctx, n.ID, "").Get(ctx, &res) == nil {
+				results[i] = &res
+			}
+		})
+	}
 	wg.Wait()
 	for i, n := range open {
 		if st := views[i]; st != nil {
 			n.live(st)
 		}
 	}
+	for i, n := range closed {
+		if res := results[i]; res != nil {
+			n.Usage = usageOf(res.Usage)
+		}
+	}
+}
+
+func usageOf(u eventlog.Usage) transcript.Usage {
+	return transcript.Usage{Input: u.InputTokens, Output: u.OutputTokens, Cached: u.CachedTokens}
 }
 
 // live fills in what the node's status query says.
@@ -234,14 +257,14 @@ func (n *treeNode) live(st *signals.StatusView) {
 		n.Status = "disposing"
 	}
 	if u := st.Usage; u != (eventlog.Usage{}) {
-		n.Usage = transcript.Usage{Input: u.InputTokens, Output: u.OutputTokens, Cached: u.CachedTokens}
+		n.Usage = usageOf(u)
 	}
 	for _, cv := range st.Children {
 		for _, c := range n.Children {
 			if c.ID == cv.ID {
 				c.Mode, c.Settled = cv.Mode, cv.Settled
 				if c.Usage.Tokens() == 0 {
-					c.Usage = transcript.Usage{Input: cv.Spent.InputTokens, Output: cv.Spent.OutputTokens, Cached: cv.Spent.CachedTokens}
+					c.Usage = usageOf(cv.Spent)
 				}
 			}
 		}

@@ -161,6 +161,38 @@ func TestThePageShowsTheWholeTreeWithEachAgentsStatusTurnModelAndUsage(t *testin
 	}
 }
 
+// Closed agents keep their usage in the tree: a child's from its reports
+// in the parent's log, a grandchild's (which no log the page reads holds)
+// from its result.
+func TestClosedAgentsDeepInTheTreeKeepTheirUsage(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	ctx := ctxT(t, time.Minute)
+	h := e.idle(ctx, "closer", "/say hi", signals.AgentOptions{})
+	child, err := h.Spawn(ctx, signals.SpawnArgs{Task: "/say from the child"})
+	require.NoError(t, err)
+	ch := e.attach(ctx, child)
+	grandchild, err := ch.Spawn(ctx, signals.SpawnArgs{Task: "/say from the grandchild"})
+	require.NoError(t, err)
+	_, err = e.attach(ctx, grandchild).WaitIdle(ctx)
+	require.NoError(t, err)
+	require.NoError(t, ch.Dispose(ctx, "done"), "disposing the child disposes the grandchild")
+
+	var kids string
+	deadline := time.Now().Add(30 * time.Second)
+	for { // closing reaches visibility a moment later
+		kids = e.get("/agents/closer").Body
+		if strings.Contains(childLi(kids, child), "chip disposed") && strings.Contains(childLi(kids, grandchild), "chip completed") {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "the tree:\n%s", kids)
+		time.Sleep(100 * time.Millisecond)
+	}
+	kids = section(t, kids, "children")
+	for _, id := range []string{child, grandchild} {
+		require.Regexp(t, `[1-9]\d* in · [1-9]\d* out`, childLi(kids, id), "the usage of %s", id)
+	}
+}
+
 // A child's status reaches its parent's page by the parent's feed, though
 // nothing changes in the parent's log.
 func TestAChildsStatusReachesItsParentsPageLiveWithoutTheParentsLog(t *testing.T) {

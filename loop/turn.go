@@ -104,7 +104,7 @@ func (l *Loop) finish(now time.Time) {
 	}
 	l.setStatus(now, eventlog.StatusIdle)
 	l.phase = finished
-	l.emit(Finish{Result: signals.AgentResult{LogLen: l.state.Len, Journal: l.takeJournal()}})
+	l.emit(Finish{Result: signals.AgentResult{LogLen: l.state.Len, Journal: l.takeJournal(), Usage: l.state.Usage}})
 }
 
 // openTurn opens a turn; retryOf > 0 opens a retry turn over the same

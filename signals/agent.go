@@ -224,6 +224,10 @@ type OpenTurn struct {
 type AgentResult struct {
 	LogLen  int64   `json:"log_len"`
 	Journal Journal `json:"journal,omitzero"`
+	// Usage is what the agent's own model calls spent over its life, its
+	// children's not included: what its status query said last, read from
+	// the closed agent's result with no worker replaying it.
+	Usage eventlog.Usage `json:"usage,omitzero"`
 }
 
 // JournalMarker is recorded (as a side-effect marker) when the agent goes
