@@ -100,7 +100,13 @@ func newWorker(c client.Client, queue string, model activities.Provider, reg *to
 	more ...func(worker.Registry)) (worker.Worker, error) {
 	reader := activities.NewLogReader(activities.WorkflowLog{Client: c}, 0)
 	//lint:ignore SA1019 the build ID as cmd/worker records it (fx/workerfx)
-	w := worker.New(c, queue, worker.Options{BuildID: workerfx.BuildID()})
+	// The workflow pollers cmd/worker runs; TETHER_BENCH_POLLERS=sdk
+	// measures the SDK's default poller instead.
+	opts := worker.Options{BuildID: workerfx.BuildID(), WorkflowTaskPollerBehavior: workerfx.WorkflowPollers()}
+	if os.Getenv("TETHER_BENCH_POLLERS") == "sdk" {
+		opts.WorkflowTaskPollerBehavior = nil
+	}
+	w := worker.New(c, queue, opts)
 	cfg := workerfx.WorkflowConfig(workflows.Config{}, nil, reg)
 	cfg.Snapshots = reader
 	workflows.Register(w, cfg)
