@@ -65,7 +65,7 @@ func (c *Caller) CallMCP(ctx context.Context, tool signals.MCPGrant, call tools.
 		if broken(ctx, err) {
 			c.Sessions.drop(tool.Server, s)
 		}
-		return tools.Result{}, fmt.Errorf("call tool %q of MCP server %q: %w", tool.Tool, tool.Server, err)
+		return tools.Result{}, fmt.Errorf("call tool %q of MCP server %q: %w", tool.Tool, tool.Server, redacted{err})
 	}
 	return c.result(res), nil
 }
@@ -95,7 +95,7 @@ func (c *Caller) refused(tool signals.MCPGrant, r *refusal) tools.Result {
 }
 
 func (c *Caller) failed(msg string) tools.Result {
-	return c.bound(tools.Result{Content: msg, IsError: true})
+	return c.bound(tools.Result{Content: redact(msg), IsError: true})
 }
 
 func (c *Caller) bound(r tools.Result) tools.Result {

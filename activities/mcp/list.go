@@ -53,8 +53,9 @@ func (l *Lister) list(ctx context.Context, server, known string) eventlog.Server
 	defer cancel()
 	st, err := l.fetch(ctx, server)
 	if err != nil {
-		l.Sessions.log.Warn("MCP server not listed", "server", server, "error", err)
-		return eventlog.ServerTools{Server: server, Error: err.Error()}
+		msg := redact(err.Error())
+		l.Sessions.log.Warn("MCP server not listed", "server", server, "error", msg)
+		return eventlog.ServerTools{Server: server, Error: msg}
 	}
 	if st.Digest == known {
 		return eventlog.ServerTools{Server: server, Unchanged: true}

@@ -141,7 +141,7 @@ func TestADeadServerGetsAnErrorEntryWithinTheTimeoutAndTheOthersTheirTools(t *te
 	m := mcp.NewManager(f.config(map[string]any{
 		"live":    f.entry(),
 		"hung":    map[string]any{"url": hungServer(t)},
-		"refused": map[string]any{"url": closedPort(t)},
+		"refused": map[string]any{"url": closedPort(t) + "?token=s3cret#frag"},
 		"exits":   map[string]any{"command": falseBin},
 	}), quiet)
 	t.Cleanup(func() { _ = m.Close() })
@@ -159,6 +159,8 @@ func TestADeadServerGetsAnErrorEntryWithinTheTimeoutAndTheOthersTheirTools(t *te
 	require.NotEmpty(t, byName["live"].Tools)
 	require.Contains(t, byName["hung"].Error, "no answer within the listing timeout")
 	require.Contains(t, byName["refused"].Error, "connection refused")
+	require.Contains(t, byName["refused"].Error, "/mcp?…", "the URL is named")
+	require.NotContains(t, byName["refused"].Error, "s3cret", "without its query: it may hold a token")
 	require.Contains(t, byName["exits"].Error, `connect to MCP server "exits"`)
 	require.Equal(t, `MCP server "unknown" is not configured on this worker`, byName["unknown"].Error)
 	for _, name := range []string{"hung", "refused", "exits", "unknown"} {
