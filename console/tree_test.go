@@ -56,6 +56,15 @@ func (fakeVisibility) QueryWorkflow(context.Context, string, string, string, ...
 	return nil, fmt.Errorf("no worker")
 }
 
+// GetWorkflow is a run whose result cannot be read.
+func (fakeVisibility) GetWorkflow(context.Context, string, string) client.WorkflowRun {
+	return noResult{}
+}
+
+type noResult struct{ client.WorkflowRun }
+
+func (noResult) Get(context.Context, any) error { return fmt.Errorf("no result") }
+
 func TestTheTreeStopsAtItsDepthAndNodeBoundsAndCountsWhatItLeftOut(t *testing.T) {
 	kids := map[string][]string{}
 	chain := "a"
