@@ -64,7 +64,10 @@ func (l *Lister) list(ctx context.Context, server, known string) eventlog.Server
 }
 
 // fetch lists server's tools within the bounds. A session that broke
-// (an HTTP server that restarted and forgot it) is replaced once.
+// (an HTTP server that restarted and forgot it) is replaced, at most
+// twice: the first replacement's stream can still end with the old
+// session's teardown ("request terminated without response", seen about
+// 1 listing in 40 on a loaded machine), and a listing is safe to repeat.
 func (l *Lister) fetch(ctx context.Context, server string) (eventlog.ServerTools, error) {
 	for attempt := 1; ; attempt++ {
 		s, err := l.Sessions.session(ctx, server)
@@ -75,12 +78,15 @@ func (l *Lister) fetch(ctx context.Context, server string) (eventlog.ServerTools
 		if err == nil {
 			return st, nil
 		}
-		if !broken(ctx, err) || attempt == 2 {
+		if !broken(ctx, err) || attempt == maxListAttempts {
 			return eventlog.ServerTools{}, listError(ctx, server, fmt.Errorf("list tools of MCP server %q: %w", server, err))
 		}
 		l.Sessions.drop(server, s)
 	}
 }
+
+// maxListAttempts bounds the sessions one listing tries.
+const maxListAttempts = 3
 
 // bounded lists the tools of s within the bounds and digests what it
 // kept; what was left out is said in Error.
