@@ -12,8 +12,8 @@
 // the event that closes them is recorded outside replay. A workflow task the
 // server refused (its cached state went stale) runs again from history and
 // records again what was never committed; the worker remembers the last
-// 16,384 spans it emitted and emits none of them again, nor counts again
-// the turn or tool call such a span closes (steps are counted at their start).
+// 16,384 spans (and turn, step and compaction starts) it emitted and emits
+// or counts none of them again.
 // A task retried on another worker is emitted there too, under the same
 // span IDs. The SDK's tracing
 // interceptor adds its activity spans under them (StartActivity and

@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -64,8 +65,15 @@ func (em *emitter) count(c metric.Int64Counter, attrs ...attribute.KeyValue) {
 	c.Add(context.Background(), 1, metric.WithAttributes(attrs...))
 }
 
+// once reports whether the event named by turn and parts is seen for the
+// first time by this worker, and remembers it: what a retried workflow
+// task records again is not counted again (emitted.go).
+func (em *emitter) once(c chain, turn int, parts ...string) bool {
+	return em.t.emitted.first(c.traceID(turn), c.spanID(turn, parts...))
+}
+
 func (em *emitter) turnStarted(s *runState) {
-	if em == nil {
+	if em == nil || !em.once(s.ids, s.turn.n, "turn-started") {
 		return
 	}
 	if s.turn.retryOf > 0 {
@@ -74,14 +82,15 @@ func (em *emitter) turnStarted(s *runState) {
 	em.log.Info("Turn started", "agent", s.agent, "run", s.run, "turn", s.turn.n, "retry_of", s.turn.retryOf)
 }
 
-func (em *emitter) stepStarted() {
-	if em != nil {
+func (em *emitter) stepStarted(s *runState, turn, step int) {
+	if em != nil && em.once(s.ids, turn, "step-started", strconv.Itoa(step)) {
 		em.count(em.t.metrics.steps)
 	}
 }
 
-func (em *emitter) compacted(kind string) {
-	if em != nil {
+// compacted counts a compaction, recorded at log position seq.
+func (em *emitter) compacted(s *runState, seq int64, kind string) {
+	if em != nil && em.once(s.ids, 0, "compacted", strconv.FormatInt(seq, 10)) {
 		em.count(em.t.metrics.compactions, attribute.String("kind", kind))
 	}
 }

@@ -66,7 +66,7 @@ func (s *runState) apply(env eventlog.Envelope, em *emitter) {
 		t := s.openTurn(e.Turn, at)
 		t.steps++
 		t.step = &stepState{n: e.Step, start: at, provider: e.Provider, model: e.Model}
-		em.stepStarted()
+		em.stepStarted(s, t.n, e.Step)
 	case eventlog.RequestHeader:
 		s.header = e
 	case eventlog.RequestContext:
@@ -100,9 +100,9 @@ func (s *runState) apply(env eventlog.Envelope, em *emitter) {
 		em.turnEnded(s, at, e)
 		s.turn = nil
 	case eventlog.ContextCompacted:
-		em.compacted("summary")
+		em.compacted(s, env.Seq, "summary")
 	case eventlog.ContextPruned:
-		em.compacted("prune")
+		em.compacted(s, env.Seq, "prune")
 	}
 }
 

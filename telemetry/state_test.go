@@ -174,6 +174,7 @@ func TestATurnIsOneTraceOfStepsModelCallsAndToolCalls(t *testing.T) {
 	require.Equal(t, map[string]int64{"outcome=completed": 1}, f.counts("tether.turns"))
 	require.Equal(t, map[string]int64{"": 2}, f.counts("tether.steps"))
 	require.Equal(t, map[string]int64{"outcome=ok,tool=echo": 1}, f.counts("tether.tool.calls"))
+	require.Equal(t, map[string]int64{"": 2}, f.counts("tether.steps"), "the turn's two steps, once each")
 	for _, s := range spans {
 		for _, kv := range s.Attributes {
 			require.NotContains(t, kv.Value.String(), "secret", "%s %s", s.Name, kv.Key)
@@ -307,6 +308,7 @@ func TestARetriedWorkflowTaskEmitsItsSpansOnce(t *testing.T) {
 	require.Equal(t, first, f.ended())
 	require.Equal(t, map[string]int64{"outcome=completed": 1}, f.counts("tether.turns"))
 	require.Equal(t, map[string]int64{"outcome=ok,tool=echo": 1}, f.counts("tether.tool.calls"))
+	require.Equal(t, map[string]int64{"": 2}, f.counts("tether.steps"), "the turn's two steps, once each")
 
 	other := newChain("default", "a1", "run-9") // the agent ID reused: a new chain
 	f.state = &runState{ids: other, agent: "a1", run: "run-9"}
