@@ -121,6 +121,21 @@ func (e *env) attach(ctx context.Context, id string) *agent.Handle {
 	return h
 }
 
+// pageUntil reads the page at path until ok says it shows what the test
+// waits for (visibility and queries catch up a moment late), for up to 30 s.
+func (e *env) pageUntil(path string, ok func(body string) bool) string {
+	e.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		body := e.get(path).Body // on the test's goroutine: e.get may fail the test
+		if ok(body) {
+			return body
+		}
+		require.True(e.t, time.Now().Before(deadline), "the page:\n%s", body)
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // childLi is the tree entry of agent id in html, without the entries
 // under it: its link, chip and facts.
 func childLi(html, id string) string {
@@ -147,17 +162,10 @@ func TestThePageShowsTheWholeTreeWithEachAgentsStatusTurnModelAndUsage(t *testin
 	grandchild, err := ch.Spawn(ctx, signals.SpawnArgs{Task: "/say from the grandchild"})
 	require.NoError(t, err)
 
-	var kids string
-	deadline := time.Now().Add(30 * time.Second)
-	for { // statuses come from visibility and queries
-		kids = e.get("/agents/elder").Body
+	kids := e.pageUntil("/agents/elder", func(kids string) bool { // statuses come from visibility and queries
 		g := childLi(kids, grandchild)
-		if strings.Contains(childLi(kids, child), "idle") && strings.Contains(g, "idle") && strings.Contains(g, " out") {
-			break
-		}
-		require.True(t, time.Now().Before(deadline), "the tree:\n%s", kids)
-		time.Sleep(100 * time.Millisecond)
-	}
+		return strings.Contains(childLi(kids, child), "idle") && strings.Contains(g, "idle") && strings.Contains(g, " out")
+	})
 	kids = section(t, kids, "children")
 	c, g := childLi(kids, child), childLi(kids, grandchild)
 	require.Less(t, strings.Index(kids, c), strings.Index(kids, g), "the grandchild is under the child")
@@ -186,16 +194,9 @@ func TestClosedAgentsDeepInTheTreeKeepTheirUsage(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, ch.Dispose(ctx, "done"), "disposing the child disposes the grandchild")
 
-	var kids string
-	deadline := time.Now().Add(30 * time.Second)
-	for { // closing reaches visibility a moment later
-		kids = e.get("/agents/closer").Body
-		if strings.Contains(childLi(kids, child), "chip disposed") && strings.Contains(childLi(kids, grandchild), "chip completed") {
-			break
-		}
-		require.True(t, time.Now().Before(deadline), "the tree:\n%s", kids)
-		time.Sleep(100 * time.Millisecond)
-	}
+	kids := e.pageUntil("/agents/closer", func(kids string) bool { // closing reaches visibility a moment later
+		return strings.Contains(childLi(kids, child), "chip disposed") && strings.Contains(childLi(kids, grandchild), "chip completed")
+	})
 	kids = section(t, kids, "children")
 	for _, id := range []string{child, grandchild} {
 		require.Regexp(t, `[1-9]\d* in · [1-9]\d* out`, childLi(kids, id), "the usage of %s", id)

@@ -50,11 +50,16 @@ func (s *sources) track(ev *historypb.HistoryEvent) error {
 // journaled notes that the open task's commands carried a journal.
 func (s *sources) journaled() { s.task.journaled = true }
 
+// plainTail reports whether the task, as read so far, ended the turn of
+// the model call before it with the plain idle tail: it set the status to
+// idle and journaled nothing.
+func (t task) plainTail() bool { return t.open && t.idle && !t.journaled && t.model != "" }
+
 // endTask derives the idle tail of the task that just ended, if it has one.
 func (s *sources) endTask() error {
 	t := s.task
 	s.task = task{}
-	if !t.open || !t.idle || t.journaled || t.model == "" {
+	if !t.plainTail() {
 		return nil
 	}
 	j, err := signals.IdleTail(s.next(), t.at, t.model)
@@ -73,7 +78,7 @@ func (s *sources) endTask() error {
 // fills the gap before j exactly.
 func (s *sources) tailBefore(j signals.Journal) error {
 	t := s.task
-	if !t.open || !t.idle || t.journaled || t.model == "" || j.From <= s.next() {
+	if !t.plainTail() || j.From <= s.next() {
 		return nil
 	}
 	tail, err := signals.IdleTail(s.next(), t.at, t.model)
