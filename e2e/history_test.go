@@ -133,10 +133,19 @@ func modelInputSizes(history []*historypb.HistoryEvent) []int {
 	return out
 }
 
+// envelopeTypes are the log's events as "seq type", for a readable diff.
+func envelopeTypes(log []eventlog.Envelope) []string {
+	out := make([]string, len(log))
+	for i, env := range log {
+		out[i] = fmt.Sprintf("%d %s", env.Seq, env.Type)
+	}
+	return out
+}
+
 // requireSameLog compares two logs event by event, decoded.
 func requireSameLog(t *testing.T, want, got []eventlog.Envelope) {
 	t.Helper()
-	require.Len(t, got, len(want))
+	require.Equal(t, envelopeTypes(want), envelopeTypes(got), "the events' types, in order")
 	for i := range want {
 		w, g := want[i], got[i]
 		require.Equal(t, w.Seq, g.Seq)

@@ -94,6 +94,11 @@ func TestAParentFansOutToThreeChildrenAndReceivesThreeResultsInModelOrder(t *tes
 	require.Len(t, tree.Children, 3, "the tree lists every child by TetherParent")
 	require.NoError(t, h.Dispose(ctx, ""))
 	requireReplaysAndProjects(ctx, t, e, h, "children-fan-out")
+	// The parent's disposal disposes the child too, after the parent has
+	// closed: its log shows agent/disposing before its history does (the
+	// run journals it when it closes), so compare once it has closed.
+	var closed signals.AgentResult
+	require.NoError(t, e.c.GetWorkflow(ctx, canceled, "").Get(ctx, &closed))
 	ch, _ := e.agents.Attach(ctx, canceled)
 	requireReplaysAndProjects(ctx, t, e, ch, "child-canceled-by-parent")
 }
