@@ -30,7 +30,7 @@ type run struct {
 	// signal when they made work due.
 	sel    workflow.Selector
 	wake   workflow.Channel
-	drains []func() // hand delivered-but-unreceived signals to their handlers
+	inlets []inlet // every signal channel, in registration order
 	turn   turnScope
 	timers map[string]workflow.CancelFunc // running timers by loop ID
 	maint  []*maintWaiter                 // maintain updates waiting for their task, oldest first

@@ -47,7 +47,7 @@ func (r *run) register(ctx workflow.Context) error {
 	r.receive(ctx, signals.FollowupSignal.Name, func(m signals.Message) { r.accept(ctx, m, followupRoute) })
 	r.receive(ctx, signals.SteerSignal.Name, func(m signals.Message) { r.accept(ctx, m, steerRoute) })
 	r.receive(ctx, signals.InjectSignal.Name, func(m signals.Message) { r.accept(ctx, m, injectRoute) })
-	r.drains = append(r.drains,
+	r.inlets = append(r.inlets,
 		receive(ctx, signals.SendSignal.Name, func(s signals.Send) { r.accept(ctx, s.Message, route{s.List, s.Wake, s.At}) }),
 		receive(ctx, signals.CancelSignal.Name, func(c signals.Cancel) {
 			r.request(ctx, loop.Cancel{Cause: c.Cause, KeepInbox: c.KeepInbox})
@@ -60,6 +60,7 @@ func (r *run) register(ctx workflow.Context) error {
 		}),
 		receive(ctx, signals.ChildReportSignal.Name, func(rep signals.ChildReport) { r.queue(loop.ChildReport{Report: rep}) }),
 	)
+	r.listen(ctx)
 	if err := r.orchestrationUpdates(ctx); err != nil {
 		return err
 	}
@@ -162,21 +163,17 @@ func (r *run) queries(ctx workflow.Context) error {
 	})
 }
 
-// receive runs a coroutine that hands every signal on name to handle.
-// It returns a drain that hands every signal already delivered but not yet
-// received to handle, without blocking: run before the run ends, so nothing
-// delivered is lost.
-//
-// The coroutine waits for the channel to hold a value and only then takes
-// it, rather than blocking in Receive: a blocked Receive is handed the value
-// the moment the signal is delivered, before the coroutine runs, where no
-// drain can see it. A run that decided to continue as new in the same
-// workflow task then closed with the signal in that coroutine's hands, and
-// the signal was lost (a child's report, seen about 1 run in 4 when it
-// arrived while the parent's Continue-As-New was being completed).
-func receive[T any](ctx workflow.Context, name string, handle func(T)) (drain func()) {
+// inlet is one signal channel and the drain that hands every signal
+// delivered on it but not yet received to its handler, without blocking.
+type inlet struct {
+	ch    workflow.ReceiveChannel
+	drain func()
+}
+
+// receive is the inlet of the signals on name, each handed to handle.
+func receive[T any](ctx workflow.Context, name string, handle func(T)) inlet {
 	ch := workflow.GetSignalChannel(ctx, name)
-	drain = func() {
+	return inlet{ch: ch, drain: func() {
 		for {
 			var v T
 			if !ch.ReceiveAsync(&v) {
@@ -184,17 +181,42 @@ func receive[T any](ctx workflow.Context, name string, handle func(T)) (drain fu
 			}
 			handle(v)
 		}
+	}}
+}
+
+// listen runs the one coroutine that receives every signal: whenever a
+// channel holds a value it drains every inlet, in the order they were
+// registered, which is the order one coroutine per channel used to run in.
+// One coroutine an agent rather than one a signal name: a worker holds
+// thousands of idle agents, and each parked coroutine is a goroutine with
+// its stack.
+//
+// The coroutine waits for a channel to hold a value and only then takes
+// it, rather than blocking in Receive: a blocked Receive is handed the value
+// the moment the signal is delivered, before the coroutine runs, where no
+// drain can see it. A run that decided to continue as new in the same
+// workflow task then closed with the signal in that coroutine's hands, and
+// the signal was lost (a child's report, seen about 1 run in 4 when it
+// arrived while the parent's Continue-As-New was being completed). A run
+// drains its inlets before it ends, so nothing delivered is lost.
+func (r *run) listen(ctx workflow.Context) {
+	pending := func() bool {
+		for _, in := range r.inlets {
+			if in.ch.Len() > 0 {
+				return true
+			}
+		}
+		return false
 	}
 	// Disconnected: a cancellation request ends the run through its
 	// selector, not by stopping its signals halfway.
 	detached, _ := workflow.NewDisconnectedContext(ctx)
 	workflow.Go(detached, func(ctx workflow.Context) {
 		for {
-			_ = workflow.Await(ctx, func() bool { return ch.Len() > 0 })
-			drain()
+			_ = workflow.Await(ctx, pending)
+			r.drainSignals()
 		}
 	})
-	return drain
 }
 
 // signalsFirst hands the signals already delivered to their handlers
@@ -214,13 +236,13 @@ func (r *run) signalsFirst() {
 // drainSignals hands every signal delivered but not yet received to its
 // handler.
 func (r *run) drainSignals() {
-	for _, drain := range r.drains {
-		drain()
+	for _, in := range r.inlets {
+		in.drain()
 	}
 }
 
 func (r *run) receive(ctx workflow.Context, name string, handle func(signals.Message)) {
-	r.drains = append(r.drains, receive(ctx, name, handle))
+	r.inlets = append(r.inlets, receive(ctx, name, handle))
 }
 
 // reject types a validation error so clients can match it.
