@@ -82,7 +82,7 @@ func start(ctx context.Context, e env, args []string) error {
 	e.printf("%s\n", h.ID)
 	switch {
 	case *live:
-		return streamUntilIdle(ctx, e, h, 1)
+		return streamUntilIdle(ctx, e, h, streamStart{turn: 1})
 	case *waitIdle:
 		return waitAndPrint(ctx, e, h)
 	}
@@ -135,9 +135,9 @@ func message(op send, name string) command {
 		if !*noAck {
 			opts = append(opts, agent.Acknowledged())
 		}
-		turn := 0
+		var from streamStart
 		if *live { // before sending: a quick turn may be over before we look
-			if turn, err = nextTurn(ctx, h); err != nil {
+			if from, err = nextTurn(ctx, h); err != nil {
 				return err
 			}
 		}
@@ -152,7 +152,7 @@ func message(op send, name string) command {
 		}
 		e.printf("%s\n", ack.MessageID)
 		if *live {
-			return streamUntilIdle(ctx, e, h, turn)
+			return streamUntilIdle(ctx, e, h, from)
 		}
 		return nil
 	}

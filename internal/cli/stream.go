@@ -10,18 +10,18 @@ import (
 )
 
 // streamUntilIdle prints the agent's tokens, from the first model call of
-// turn on, as they arrive until it is idle again and every call it saw
+// from.turn on, as they arrive until it is idle again and every call it saw
 // start has ended, and as many calls as the log says answered (a call's
 // chunks may arrive just after the agent went idle, however quick it
 // was), then the outcome of its last turn.
-func streamUntilIdle(ctx context.Context, e env, h *agent.Handle, turn int) error {
+func streamUntilIdle(ctx context.Context, e env, h *agent.Handle, from streamStart) error {
 	tctx, stop := context.WithCancel(ctx)
 	defer stop()
 	var calls openCalls
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		for ev, err := range h.Tokens(tctx, agent.FromTurn(turn)) {
+		for ev, err := range h.Tokens(tctx, agent.FromTurn(from.turn)) {
 			if err != nil {
 				if tctx.Err() == nil { // not just the end of the wait
 					e.printf("\n[live tokens unavailable: %v]\n", err)
@@ -35,7 +35,7 @@ func streamUntilIdle(ctx context.Context, e env, h *agent.Handle, turn int) erro
 		}
 	}()
 	st, err := h.WaitIdle(ctx)
-	if calls.idle(answered(ctx, h, turn)) {
+	if calls.idle(answered(ctx, h, from)) {
 		stop()
 	}
 	select {
@@ -101,11 +101,13 @@ func (c *openCalls) idle(want int) bool {
 	return c.complete()
 }
 
-// answered counts the model calls that answered in turn and after, from
-// the session log; 0 when the log cannot be read (the stream then ends
-// with the last open call).
-func answered(ctx context.Context, h *agent.Handle, turn int) int {
-	log, err := h.Log(ctx)
+// answered counts the model calls that answered in from.turn and after,
+// from the session log read from from.pos on (not the whole log of an
+// agent thousands of turns long); 0 when the log cannot be read (the
+// stream then ends with the last open call).
+func answered(ctx context.Context, h *agent.Handle, from streamStart) int {
+	turn := from.turn
+	log, err := h.LogFrom(ctx, from.pos)
 	if err != nil {
 		return 0
 	}
@@ -141,15 +143,23 @@ func printToken(e env, ev agent.TokenEvent) {
 	}
 }
 
-// nextTurn is the turn a message sent now is streamed from: the open turn
-// (a steer joins it, a followup queues behind it), or the next one.
-func nextTurn(ctx context.Context, h *agent.Handle) (int, error) {
+// streamStart is where a stream starts: the turn whose model calls it
+// prints, and a position of the log at or before that turn's start.
+type streamStart struct {
+	turn int
+	pos  int64
+}
+
+// nextTurn is where a message sent now is streamed from: the open turn (a
+// steer joins it, a followup queues behind it), whose start is somewhere
+// in the log, or the next one, which starts after the log's present end.
+func nextTurn(ctx context.Context, h *agent.Handle) (streamStart, error) {
 	st, err := h.Status(ctx)
 	if err != nil {
-		return 0, err
+		return streamStart{}, err
 	}
 	if st.InTurn {
-		return st.Turn, nil
+		return streamStart{turn: st.Turn}, nil
 	}
-	return st.Turn + 1, nil
+	return streamStart{turn: st.Turn + 1, pos: st.LogLen}, nil
 }
