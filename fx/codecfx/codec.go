@@ -7,11 +7,7 @@
 package codecfx
 
 import (
-	"context"
-	"errors"
-	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"time"
 
@@ -19,6 +15,7 @@ import (
 
 	"github.com/tetherdev/tether/codec"
 	"github.com/tetherdev/tether/fx/configfx"
+	"github.com/tetherdev/tether/internal/httpserve"
 )
 
 // Module serves the codec server while the app runs.
@@ -54,24 +51,18 @@ func New(p Params) (Endpoint, error) {
 	if err != nil {
 		return Endpoint{}, err
 	}
-	ln, err := net.Listen("tcp", cfg.Addr)
+	ln, err := httpserve.Listen(cfg.Addr, "the codec server", "--codec-addr")
 	if err != nil {
-		return Endpoint{}, fmt.Errorf("listen for the codec server on %s: %w", cfg.Addr, err)
+		return Endpoint{}, err
 	}
 	url := "http://" + ln.Addr().String()
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: readHeaderTimeout}
-	p.Lifecycle.Append(fx.Hook{
-		OnStart: func(context.Context) error {
-			go func() {
-				if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-					p.Logger.Error("Codec server failed", "error", err)
-				}
-			}()
+	httpserve.Run(p.Lifecycle, p.Logger, httpserve.Endpoint{
+		Name: "Codec server", Listener: ln,
+		Server: &http.Server{Handler: h, ReadHeaderTimeout: readHeaderTimeout},
+		Started: func() {
 			p.Logger.Info("Serving the payload codec", "url", url, "origins", cfg.Origins,
 				"active_key", c.ActiveKeyID(), "bearer_token", cfg.Token != "")
-			return nil
 		},
-		OnStop: srv.Shutdown,
 	})
 	return Endpoint{URL: url}, nil
 }

@@ -7,10 +7,7 @@ package consolefx
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"time"
 
@@ -21,6 +18,7 @@ import (
 	"github.com/tetherdev/tether/console"
 	"github.com/tetherdev/tether/fx/configfx"
 	"github.com/tetherdev/tether/internal/devserver"
+	"github.com/tetherdev/tether/internal/httpserve"
 )
 
 // Module serves the console while the app runs.
@@ -56,23 +54,16 @@ func New(p Params) (Endpoint, error) {
 	if err != nil {
 		return Endpoint{}, err
 	}
-	ln, err := net.Listen("tcp", cfg.Addr)
+	ln, err := httpserve.Listen(cfg.Addr, "the console", "--console-addr")
 	if err != nil {
-		return Endpoint{}, fmt.Errorf("listen for the console on %s: %w", cfg.Addr, err)
+		return Endpoint{}, err
 	}
 	url := "http://" + ln.Addr().String()
 	srv := &http.Server{Handler: c.Handler(), ReadHeaderTimeout: readHeaderTimeout}
-	p.Lifecycle.Append(fx.Hook{
-		OnStart: func(context.Context) error {
-			go func() {
-				if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-					p.Logger.Error("Console failed", "error", err)
-				}
-			}()
-			p.Logger.Info("Serving the Tether console", "url", url, "read_only", cfg.Token == "")
-			return nil
-		},
-		OnStop: func(context.Context) error { return console.Shutdown(srv, c) },
+	httpserve.Run(p.Lifecycle, p.Logger, httpserve.Endpoint{
+		Name: "Console", Server: srv, Listener: ln,
+		Started: func() { p.Logger.Info("Serving the Tether console", "url", url, "read_only", cfg.Token == "") },
+		Stop:    func(context.Context) error { return console.Shutdown(srv, c) },
 	})
 	return Endpoint{URL: url}, nil
 }

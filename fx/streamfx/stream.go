@@ -9,10 +9,8 @@ package streamfx
 import (
 	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"time"
 
@@ -21,6 +19,7 @@ import (
 	"github.com/tetherdev/tether/activities"
 	"github.com/tetherdev/tether/activities/stream"
 	"github.com/tetherdev/tether/fx/configfx"
+	"github.com/tetherdev/tether/internal/httpserve"
 	"github.com/tetherdev/tether/internal/startup"
 )
 
@@ -61,10 +60,9 @@ func New(p Params) (Result, error) {
 		return Result{}, &startup.Error{Problem: "cannot load the live stream TLS key pair (" + err.Error() + ")",
 			Fix: "point --stream-tls-cert and --stream-tls-key at a PEM certificate and its key", Err: err}
 	}
-	ln, err := net.Listen("tcp", c.Addr)
+	ln, err := httpserve.Listen(c.Addr, "live streams", "--stream-addr")
 	if err != nil {
-		return Result{}, &startup.Error{Problem: fmt.Sprintf("cannot serve live streams on %s (%v)", c.Addr, err),
-			Fix: "choose another address with --stream-addr (127.0.0.1:0 picks a free port)", Err: err}
+		return Result{}, err
 	}
 	base := c.URL
 	if base == "" {
@@ -80,31 +78,15 @@ func New(p Params) (Result, error) {
 		// Failed handshakes and the like: no token is in them.
 		ErrorLog: slog.NewLogLogger(p.Logger.Handler(), slog.LevelDebug),
 	}
-	p.Lifecycle.Append(fx.Hook{
-		OnStart: func(context.Context) error {
-			go serve(srv, ln, p.Logger)
-			p.Logger.Info("Serving live model streams", "url", base, "tls", c.TLS())
-			return nil
-		},
-		OnStop: func(ctx context.Context) error {
+	httpserve.Run(p.Lifecycle, p.Logger, httpserve.Endpoint{
+		Name: "Live stream server", Server: srv, Listener: ln,
+		Started: func() { p.Logger.Info("Serving live model streams", "url", base, "tls", c.TLS()) },
+		Stop: func(ctx context.Context) error {
 			hub.Close()
 			return srv.Shutdown(ctx)
 		},
 	})
 	return Result{Hub: hub, Streams: activities.HubStreams{Hub: hub, BaseURL: base}}, nil
-}
-
-// serve runs srv on ln until Shutdown, over TLS when srv has a TLSConfig.
-func serve(srv *http.Server, ln net.Listener, logger *slog.Logger) {
-	var err error
-	if srv.TLSConfig != nil {
-		err = srv.ServeTLS(ln, "", "") // the key pair is in TLSConfig
-	} else {
-		err = srv.Serve(ln)
-	}
-	if err != nil && !errors.Is(err, http.ErrServerClosed) {
-		logger.Error("Live stream server failed", "error", err)
-	}
 }
 
 // serverTLS loads the configured key pair, or returns nil for plain HTTP.

@@ -3,9 +3,7 @@ package telemetryfx
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"time"
 
@@ -17,7 +15,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/resource"
 	"go.uber.org/fx"
 
-	"github.com/tetherdev/tether/internal/startup"
+	"github.com/tetherdev/tether/internal/httpserve"
 	"github.com/tetherdev/tether/telemetry"
 )
 
@@ -53,27 +51,19 @@ func serveMetrics(addr string, res *resource.Resource, lc fx.Lifecycle, logger *
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := httpserve.Listen(addr, "metrics", "--metrics-addr")
 	if err != nil {
-		return nil, &startup.Error{Problem: fmt.Sprintf("cannot serve metrics on %s (%v)", addr, err),
-			Fix: "choose another address with --metrics-addr (127.0.0.1:0 picks a free port)", Err: err}
+		return nil, err
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: readHeaderTimeout,
 		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelDebug)}
 	m := &metricsServer{provider: telemetry.NewMeterProvider(exporter, res), url: "http://" + ln.Addr().String() + "/metrics"}
-	lc.Append(fx.Hook{
-		OnStart: func(context.Context) error {
-			go func() {
-				if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-					logger.Error("Metrics server failed", "error", err)
-				}
-			}()
-			logger.Info("Serving metrics", "url", m.url)
-			return nil
-		},
-		OnStop: func(ctx context.Context) error {
+	httpserve.Run(lc, logger, httpserve.Endpoint{
+		Name: "Metrics server", Server: srv, Listener: ln,
+		Started: func() { logger.Info("Serving metrics", "url", m.url) },
+		Stop: func(ctx context.Context) error {
 			return errors.Join(srv.Shutdown(ctx), m.provider.Shutdown(ctx))
 		},
 	})

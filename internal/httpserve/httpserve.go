@@ -1,0 +1,73 @@
+// Package httpserve runs the worker's HTTP endpoints (the codec server,
+// the console, live model streams, metrics) the one way: the address is
+// bound while the app is built, so a port in use stops the app before it
+// starts with a sentence naming the flag that moves it, and the server
+// serves from the app's start to its stop.
+package httpserve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+
+	"go.uber.org/fx"
+
+	"github.com/tetherdev/tether/internal/startup"
+)
+
+// Listen binds addr for what (as a user reads it: "metrics", "the
+// console"), which flag configures.
+func Listen(addr, what, flag string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, &startup.Error{Problem: fmt.Sprintf("cannot serve %s on %s (%v)", what, addr, err),
+			Fix: "choose another address with " + flag + " (127.0.0.1:0 picks a free port)", Err: err}
+	}
+	return ln, nil
+}
+
+// Endpoint is an HTTP server and the listener it serves on.
+type Endpoint struct {
+	// Name starts the log line of a server that fails: "Console failed".
+	Name     string
+	Server   *http.Server
+	Listener net.Listener
+	// Started runs once the server serves (to log where); may be nil.
+	Started func()
+	// Stop stops the server and what it serves; nil shuts the server down.
+	Stop func(context.Context) error
+}
+
+// Run serves e from the app's start, over TLS when the server has a
+// TLSConfig, until its stop.
+func Run(lc fx.Lifecycle, logger *slog.Logger, e Endpoint) {
+	stop := e.Stop
+	if stop == nil {
+		stop = e.Server.Shutdown
+	}
+	lc.Append(fx.Hook{
+		OnStart: func(context.Context) error {
+			go serve(e, logger)
+			if e.Started != nil {
+				e.Started()
+			}
+			return nil
+		},
+		OnStop: stop,
+	})
+}
+
+func serve(e Endpoint, logger *slog.Logger) {
+	var err error
+	if e.Server.TLSConfig != nil {
+		err = e.Server.ServeTLS(e.Listener, "", "") // the key pair is in TLSConfig
+	} else {
+		err = e.Server.Serve(e.Listener)
+	}
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
+		logger.Error(e.Name+" failed", "error", err)
+	}
+}
