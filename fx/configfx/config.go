@@ -69,6 +69,12 @@ type Config struct {
 	// read or workflow task; a worker too busy to take its own tasks in
 	// time makes another replay the agent.
 	StickyTimeout time.Duration
+	// CachedAgents is how many agents the worker process keeps in memory
+	// between their turns (the SDK's sticky workflow cache, shared by the
+	// process's workers); an agent pushed out replays its history at its
+	// next turn. 0 keeps the SDK's size, 10,000. Each costs its
+	// conversation plus ~0.12 MiB (bench/README.md: 10,000 idle agents).
+	CachedAgents int
 	// MCP is the MCP servers of --mcp-config (TETHER_MCP_CONFIG); none
 	// without one.
 	MCP mcp.Config
@@ -196,6 +202,8 @@ func flags(c *Config, env func(string) string) (*flag.FlagSet, *pending) {
 		"most time between two heartbeat requests of a running call (at most half of --heartbeat-timeout)")
 	fs.DurationVar(&c.StickyTimeout, "sticky-timeout", DefaultStickyTimeout,
 		"how long an agent's work waits for the worker that has it cached before another worker takes it")
+	fs.IntVar(&c.CachedAgents, "cached-agents", 0,
+		"most agents kept in memory between turns; one pushed out replays its history at its next turn (0: the SDK's 10,000)")
 	fs.IntVar(&c.Workflow.MaxRunTurns, "max-run-turns", 0, "continue an agent as new after this many turns in one run (0: when Temporal suggests)")
 	fs.IntVar(&c.Workflow.MaxRunEvents, "max-run-events", 0, "continue an agent as new once its run has this many history events (0: when Temporal suggests)")
 	fs.StringVar(&p.mcpConfig, "mcp-config", env(EnvMCPConfig), "JSON file of the MCP servers whose tools agents may enable (README: MCP tools)")
@@ -263,6 +271,9 @@ func (c Config) Validate() error {
 	}
 	if c.StickyTimeout < 100*time.Millisecond {
 		errs = append(errs, errors.New("--sticky-timeout must be at least 100ms"))
+	}
+	if c.CachedAgents < 0 {
+		errs = append(errs, errors.New("--cached-agents must not be negative (0: the SDK's default)"))
 	}
 	errs = append(errs, c.validateCodec()...)
 	errs = append(errs, c.Telemetry.validate()...)

@@ -34,6 +34,8 @@ func TestLoadRejectsBadConfigurationWithClearErrors(t *testing.T) {
 		{"heartbeat interval over half the timeout", []string{"--heartbeat-interval", "3s"}, nil, "from 100ms to half of it"},
 		{"tiny heartbeat interval", []string{"--heartbeat-interval", "10ms"}, nil, "from 100ms to half of it"},
 		{"tiny sticky timeout", []string{"--sticky-timeout", "0s"}, nil, "--sticky-timeout must be at least 100ms"},
+		{"negative cached agents", []string{"--cached-agents", "-1"}, nil, "--cached-agents must not be negative"},
+		{"cached agents not a number", []string{"--cached-agents", "many"}, nil, `invalid value "many" for flag -cached-agents`},
 		{"unknown flag", []string{"--nope"}, nil, "flag provided but not defined: -nope: worker -h lists the flags"},
 		{"tls cert without key", []string{"--stream-tls-cert", "cert.pem"}, nil, "--stream-tls-cert and --stream-tls-key go together"},
 		{"tls key without cert", []string{"--stream-tls-key", "key.pem"}, nil, "--stream-tls-cert and --stream-tls-key go together"},

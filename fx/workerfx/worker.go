@@ -151,6 +151,17 @@ func WorkflowPollers() worker.PollerBehavior {
 	return worker.NewPollerBehaviorAutoscaling(worker.PollerBehaviorAutoscalingOptions{})
 }
 
+// SizeCache sets how many agents the process keeps in memory between their
+// turns, when n > 0 (--cached-agents). The SDK's sticky cache is the
+// process's, shared with the embedded server's own workers, and takes its
+// size when the process's first worker is created, which with --dev is
+// one of the server's: so call it before the app is built.
+func SizeCache(n int) {
+	if n > 0 {
+		worker.SetStickyWorkflowCacheSize(n)
+	}
+}
+
 // New registers everything and ties the worker to the app's lifecycle. A
 // fatal worker error shuts the app down with exit code 1.
 func New(p Params) worker.Worker {
