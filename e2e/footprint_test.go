@@ -21,12 +21,13 @@ import (
 // which took a third of a 10,000-agent worker's memory.
 func TestAnIdleCachedAgentParksTwoCoroutines(t *testing.T) {
 	e := newEnv(t)
-	e.startWorker()
-	ctx := ctxT(t, 60*time.Second)
-	// The SDK's cache is the process's: earlier tests' agents are in it
-	// until purged, and their coroutines end soon after.
+	// The SDK's cache is the process's: earlier tests' agents may be in it
+	// until purged (before this test's worker starts, as the SDK asks),
+	// and their coroutines end soon after.
 	worker.PurgeStickyWorkflowCache()
 	require.Eventually(t, func() bool { return workflowCoroutines(t) == 0 }, 10*time.Second, 10*time.Millisecond)
+	e.startWorker()
+	ctx := ctxT(t, 60*time.Second)
 	const agents = 20
 	for i := range agents {
 		h, err := e.agents.Create(ctx, agent.CreateOptions{ID: fmt.Sprintf("footprint-%d", i), First: "/say hi"})
