@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"testing"
@@ -157,12 +159,41 @@ func runWorkerProcess(addr, namespace string) int {
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, os.Interrupt)
 	interrupt := make(chan any)
-	go func() { <-stop; close(interrupt) }()
+	go func() {
+		<-stop
+		if path := os.Getenv(envHeapProfile); path != "" {
+			writeHeapProfile(path)
+		}
+		close(interrupt)
+	}()
 	if err := w.Run(interrupt); err != nil {
 		fmt.Fprintln(os.Stderr, "worker:", err)
 		return 1
 	}
 	return 0
+}
+
+// envHeapProfile names a file the worker process writes its heap profile
+// to when told to stop, while it still holds its agents.
+const envHeapProfile = "TETHER_BENCH_WORKER_HEAP"
+
+// writeHeapProfile writes the live heap, after a collection, to path.
+func writeHeapProfile(path string) {
+	runtime.GC()
+	f, err := os.Create(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "heap profile:", err)
+		return
+	}
+	defer f.Close()
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		fmt.Fprintln(os.Stderr, "heap profile:", err)
+	}
+	if g, err := os.Create(path + ".goroutines"); err == nil {
+		_ = pprof.Lookup("goroutine").WriteTo(g, 1)
+		g.Close()
+	}
+	fmt.Fprintf(os.Stderr, "heap profile written to %s; %d goroutines\n", path, runtime.NumGoroutine())
 }
 
 // workerProcess is a worker running in a process of its own.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -71,14 +72,15 @@ func BenchmarkTenThousandAgents(b *testing.B) {
 	w := e.startWorkerProcess(b)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
+	n := idleAgents(b)
 	for i := 0; i < b.N; i++ {
 		prefix := fmt.Sprintf("idle-%d", i)
 		start := time.Now()
-		_, ids, err := runFleet(ctx, e.agents, prefix, 10_000, 1, 250, signals.AgentOptions{Tools: []string{"fetch"}})
+		_, ids, err := runFleet(ctx, e.agents, prefix, n, 1, 250, signals.AgentOptions{Tools: []string{"fetch"}})
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.ReportMetric(float64(10_000)/time.Since(start).Seconds(), "create-turns/s")
+		b.ReportMetric(float64(n)/time.Since(start).Seconds(), "create-turns/s")
 		var times []time.Duration
 		for t := range 200 {
 			h, err := e.agents.Attach(ctx, ids[(t*7919)%len(ids)])
@@ -98,6 +100,20 @@ func BenchmarkTenThousandAgents(b *testing.B) {
 		b.ReportMetric(pctMs(times, 99), "turn-p99-ms")
 		b.ReportMetric(w.peakRSS(), "worker-peak-MiB")
 	}
+}
+
+// idleAgents is how many agents BenchmarkTenThousandAgents creates:
+// TETHER_BENCH_IDLE_AGENTS, 10,000 by default (fewer to profile quickly).
+func idleAgents(b *testing.B) int {
+	v := os.Getenv("TETHER_BENCH_IDLE_AGENTS")
+	if v == "" {
+		return 10_000
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		b.Fatalf("TETHER_BENCH_IDLE_AGENTS %q: want a positive number", v)
+	}
+	return n
 }
 
 // fleetProcess runs the fleet against a worker process and reads every
