@@ -9,7 +9,6 @@ package codecfx
 import (
 	"log/slog"
 	"net/http"
-	"time"
 
 	"go.uber.org/fx"
 
@@ -36,9 +35,6 @@ type Params struct {
 // pointed at.
 type Endpoint struct{ URL string }
 
-// readHeaderTimeout bounds a slow client's request headers.
-const readHeaderTimeout = 10 * time.Second
-
 // New binds the address at construction, so the embedded UI can be
 // configured with the URL before it starts, and serves from start to stop.
 func New(p Params) (Endpoint, error) {
@@ -58,7 +54,7 @@ func New(p Params) (Endpoint, error) {
 	url := "http://" + ln.Addr().String()
 	httpserve.Run(p.Lifecycle, p.Logger, httpserve.Endpoint{
 		Name: "Codec server", Listener: ln,
-		Server: &http.Server{Handler: h, ReadHeaderTimeout: readHeaderTimeout},
+		Server: &http.Server{Handler: h, ReadHeaderTimeout: httpserve.ReadHeaderTimeout},
 		Started: func() {
 			p.Logger.Info("Serving the payload codec", "url", url, "origins", cfg.Origins,
 				"active_key", c.ActiveKeyID(), "bearer_token", cfg.Token != "")

@@ -9,7 +9,6 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
-	"time"
 
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
@@ -59,7 +58,7 @@ func New(p Params) (Endpoint, error) {
 		return Endpoint{}, err
 	}
 	url := "http://" + ln.Addr().String()
-	srv := &http.Server{Handler: c.Handler(), ReadHeaderTimeout: readHeaderTimeout}
+	srv := &http.Server{Handler: c.Handler(), ReadHeaderTimeout: httpserve.ReadHeaderTimeout}
 	httpserve.Run(p.Lifecycle, p.Logger, httpserve.Endpoint{
 		Name: "Console", Server: srv, Listener: ln,
 		Started: func() { p.Logger.Info("Serving the Tether console", "url", url, "read_only", cfg.Token == "") },
@@ -67,6 +66,3 @@ func New(p Params) (Endpoint, error) {
 	})
 	return Endpoint{URL: url}, nil
 }
-
-// readHeaderTimeout bounds a slow client's request headers.
-const readHeaderTimeout = 10 * time.Second

@@ -30,9 +30,8 @@ var Module = fx.Module("stream", fx.Provide(New))
 // handler bounds each write itself; these bound what comes before it and
 // the idle time between requests.
 const (
-	readHeaderTimeout = 10 * time.Second
-	idleTimeout       = 2 * time.Minute
-	maxHeaderBytes    = 16 << 10
+	idleTimeout    = 2 * time.Minute
+	maxHeaderBytes = 16 << 10
 )
 
 // Params are New's dependencies.
@@ -72,7 +71,7 @@ func New(p Params) (Result, error) {
 	srv := &http.Server{
 		Handler:           hub.Handler(),
 		TLSConfig:         tlsConfig,
-		ReadHeaderTimeout: readHeaderTimeout,
+		ReadHeaderTimeout: httpserve.ReadHeaderTimeout,
 		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
 		// Failed handshakes and the like: no token is in them.

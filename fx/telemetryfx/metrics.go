@@ -5,7 +5,6 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -36,8 +35,6 @@ func (m *metricsServer) endpoint() MetricsEndpoint {
 	return MetricsEndpoint{URL: m.url}
 }
 
-const readHeaderTimeout = 10 * time.Second
-
 // serveMetrics binds addr and serves /metrics from start to stop: Tether's
 // and the SDK's metrics through the returned provider, and the Go runtime's
 // and the process's. It returns nil when addr is empty.
@@ -57,7 +54,7 @@ func serveMetrics(addr string, res *resource.Resource, lc fx.Lifecycle, logger *
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: readHeaderTimeout,
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: httpserve.ReadHeaderTimeout,
 		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelDebug)}
 	m := &metricsServer{provider: telemetry.NewMeterProvider(exporter, res), url: "http://" + ln.Addr().String() + "/metrics"}
 	httpserve.Run(lc, logger, httpserve.Endpoint{

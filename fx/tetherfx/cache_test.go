@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"strconv"
 	"testing"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"github.com/tetherdev/tether/eventlog"
 	"github.com/tetherdev/tether/fx/configfx"
 	"github.com/tetherdev/tether/fx/telemetryfx"
+	"github.com/tetherdev/tether/internal/devserver"
 	"github.com/tetherdev/tether/signals"
 )
 
@@ -32,7 +32,9 @@ func TestCachedAgentsBoundsTheAgentsTheWorkerHolds(t *testing.T) {
 	t.Cleanup(func() { worker.SetStickyWorkflowCacheSize(sdkStickyCacheSize) })
 	// --dev: the embedded server's own workers are the process's first, so
 	// this is where the size must be set early to count.
-	cfg, err := configfx.Load([]string{"--dev", "--data-dir", t.TempDir(), "--port", strconv.Itoa(freePort(t)), "--ui-port", "0",
+	port, err := devserver.FreePorts("127.0.0.1", 1)
+	require.NoError(t, err)
+	cfg, err := configfx.Load([]string{"--dev", "--data-dir", t.TempDir(), "--port", strconv.Itoa(port[0]), "--ui-port", "0",
 		"--console-addr", "", "--metrics-addr", "127.0.0.1:0", "--cached-agents", "2"}, func(string) string { return "" }, io.Discard)
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -74,12 +76,4 @@ func TestCachedAgentsBoundsTheAgentsTheWorkerHolds(t *testing.T) {
 		}
 	}
 	require.Equal(t, []string{"hello", "again"}, said)
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }

@@ -12,11 +12,16 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"time"
 
 	"go.uber.org/fx"
 
 	"github.com/tetherdev/tether/internal/startup"
 )
+
+// ReadHeaderTimeout bounds a slow client's request headers on every
+// endpoint.
+const ReadHeaderTimeout = 10 * time.Second
 
 // Listen binds addr for what (as a user reads it: "metrics", "the
 // console"), which flag configures.
