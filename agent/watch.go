@@ -47,7 +47,8 @@ type watch struct {
 	// grew pulses on every workflow task completed (the log may have grown)
 	// and on the run's end; settled when the agent may have become idle:
 	// a status search attribute set to idle, a marker (the journal written
-	// when an agent goes idle), or the run's end.
+	// when an agent goes idle), the run's end, or, in a run that writes no
+	// status, a workflow task that took a model call's answer (see runEvents).
 	grew, settled pulse
 }
 
@@ -159,26 +160,45 @@ func (w *watch) follow(ctx context.Context) {
 // firing for events after floor.
 func (w *watch) read(ctx context.Context, runID string, floor int64) bool {
 	it := w.ws.c.GetWorkflowHistory(ctx, w.id, runID, true, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	var run runEvents
 	for it.HasNext() {
 		ev, err := it.Next()
 		if err != nil {
 			return false
 		}
-		if ev.GetEventId() > floor {
-			if grew, settled := classify(ev); grew {
-				w.fire(settled)
-			}
+		if grew, settled := run.classify(ev); grew && ev.GetEventId() > floor {
+			w.fire(settled)
 		}
 	}
 	return true
 }
 
+// runEvents classifies one run's events, read in order from its first.
+type runEvents struct {
+	models   map[int64]bool // the scheduled event IDs of model activities
+	answered bool           // a model activity completed since the last workflow task
+	statuses bool           // the run wrote its status search attribute
+}
+
 // classify says whether ev may have grown the log and whether it may mean
-// the agent settled idle.
-func classify(ev *historypb.HistoryEvent) (grew, settled bool) {
+// the agent settled idle. A run that writes no status search attribute
+// (a worker run with --no-search-attributes) writes nothing at all when a
+// turn ends on a model's answer: there the workflow task that took an
+// answer may have settled it.
+func (r *runEvents) classify(ev *historypb.HistoryEvent) (grew, settled bool) {
 	switch ev.GetEventType() {
+	case enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+		if ev.GetActivityTaskScheduledEventAttributes().GetActivityType().GetName() == signals.ModelActivity {
+			if r.models == nil {
+				r.models = map[int64]bool{}
+			}
+			r.models[ev.GetEventId()] = true
+		}
+	case enumspb.EVENT_TYPE_ACTIVITY_TASK_COMPLETED:
+		r.answered = r.answered || r.models[ev.GetActivityTaskCompletedEventAttributes().GetScheduledEventId()]
 	case enumspb.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
-		return true, false
+		settled, r.answered = r.answered && !r.statuses, false
+		return true, settled
 	case enumspb.EVENT_TYPE_MARKER_RECORDED:
 		return true, true
 	case enumspb.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES:
@@ -187,6 +207,7 @@ func classify(ev *historypb.HistoryEvent) (grew, settled bool) {
 		if p == nil || converter.GetDefaultDataConverter().FromPayload(p, &status) != nil {
 			return false, false
 		}
+		r.statuses = true
 		return true, status == string(eventlog.StatusIdle)
 	case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED,
 		enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED,

@@ -19,7 +19,10 @@ import (
 // answered, the chained log is complete and gap-free across runs, and the
 // projection of the chain's histories equals it.
 func TestContinueAsNewCarriesEverythingUnderSteadyTraffic(t *testing.T) {
-	e := newEnv(t)
+	inBothModes(t, continueAsNewUnderSteadyTraffic)
+}
+
+func continueAsNewUnderSteadyTraffic(t *testing.T, e *env) {
 	e.cfg.MaxRunTurns = 2
 	e.startWorker(echoTool())
 	ctx := ctxT(t, 2*time.Minute)
@@ -80,6 +83,6 @@ func TestContinueAsNewCarriesEverythingUnderSteadyTraffic(t *testing.T) {
 	projected, err := projection.FromChain(runs...)
 	require.NoError(t, err)
 	requireSameLog(t, log, projected)
-	record(t, "continue-as-new-first-run", runs[0])
-	record(t, "continue-as-new-second-run", runs[1])
+	record(t, e.prefix+"continue-as-new-first-run", runs[0])
+	record(t, e.prefix+"continue-as-new-second-run", runs[1])
 }

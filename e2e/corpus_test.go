@@ -42,7 +42,7 @@ func requireReplaysAndProjects(ctx context.Context, t *testing.T, e *env, h *age
 	projected, err := projection.FromHistory(history)
 	require.NoError(t, err)
 	requireSameLog(t, log, projected)
-	record(t, name, history)
+	record(t, e.prefix+name, history)
 	return events(t, log)
 }
 
@@ -55,8 +55,9 @@ func waitIdle(ctx context.Context, t *testing.T, h *agent.Handle) {
 // Cancel with and without the inbox, during a tool call, then dispose
 // during one: every turn closes canceled with its dangling call answered,
 // and the disposed agent's pending work is discarded.
-func TestCorpusCancelAndDispose(t *testing.T) {
-	e := newEnv(t)
+func TestCorpusCancelAndDispose(t *testing.T) { inBothModes(t, corpusCancelAndDispose) }
+
+func corpusCancelAndDispose(t *testing.T, e *env) {
 	g := newGate(t)
 	e.startWorker(g.tool(), echoTool())
 	ctx := ctxT(t, time.Minute)
@@ -106,8 +107,9 @@ func TestCorpusCancelAndDispose(t *testing.T) {
 // Compaction from every trigger: pressure before a step, recovery from a
 // context overflow (once it shrinks, once it cannot), and maintenance
 // while idle.
-func TestCorpusCompactionAndMaintenance(t *testing.T) {
-	e := newEnv(t)
+func TestCorpusCompactionAndMaintenance(t *testing.T) { inBothModes(t, corpusCompactionAndMaintenance) }
+
+func corpusCompactionAndMaintenance(t *testing.T, e *env) {
 	e.startWorker(echoTool())
 	ctx := ctxT(t, time.Minute)
 	long := strings.Repeat("lorem ipsum ", 80)
@@ -142,8 +144,9 @@ func TestCorpusCompactionAndMaintenance(t *testing.T) {
 }
 
 // Budgets: the turn-budget hook's step limit and a token budget.
-func TestCorpusBudgets(t *testing.T) {
-	e := newEnv(t)
+func TestCorpusBudgets(t *testing.T) { inBothModes(t, corpusBudgets) }
+
+func corpusBudgets(t *testing.T, e *env) {
 	e.startWorker(echoTool())
 	ctx := ctxT(t, time.Minute)
 	h, err := e.agents.Create(ctx, agent.CreateOptions{ID: "budgets", Options: signals.AgentOptions{Tools: []string{"echo"},
@@ -170,7 +173,10 @@ func TestCorpusBudgets(t *testing.T) {
 // A turn that continues as new between two steps (a small per-run event
 // limit stands in for Temporal's suggestion at 4,096 events).
 func TestCorpusContinueAsNewBetweenSteps(t *testing.T) {
-	e := newEnv(t)
+	inBothModes(t, corpusContinueAsNewBetweenSteps)
+}
+
+func corpusContinueAsNewBetweenSteps(t *testing.T, e *env) {
 	e.cfg.MaxRunEvents = 60
 	e.startWorker(echoTool())
 	ctx := ctxT(t, time.Minute)
@@ -184,8 +190,8 @@ func TestCorpusContinueAsNewBetweenSteps(t *testing.T) {
 	runs, err := projection.FetchChain(ctx, e.c, h.ID)
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, len(runs), 2, "the turn spans runs")
-	record(t, "mid-turn-first-run", runs[0])
-	record(t, "mid-turn-second-run", runs[1])
+	record(t, e.prefix+"mid-turn-first-run", runs[0])
+	record(t, e.prefix+"mid-turn-second-run", runs[1])
 }
 
 // Tool arguments both ways: small ones travel in the tool activity's
@@ -193,7 +199,10 @@ func TestCorpusContinueAsNewBetweenSteps(t *testing.T) {
 // log, alone and in one step beside an inline call; each tool gets its own
 // arguments either way.
 func TestCorpusToolArgumentsInlineAndFromTheLog(t *testing.T) {
-	e := newEnv(t)
+	inBothModes(t, corpusToolArgumentsInlineAndFromTheLog)
+}
+
+func corpusToolArgumentsInlineAndFromTheLog(t *testing.T, e *env) {
 	e.startWorker(echoTool(), lenTool())
 	ctx := ctxT(t, time.Minute)
 	large := strings.Repeat("x", 2*signals.MaxInlineArguments)

@@ -50,6 +50,8 @@ type env struct {
 	noSnapshots bool
 	// workerOptions are the next workers' options.
 	workerOptions worker.Options
+	// prefix names the histories the env records into the replay corpus.
+	prefix string
 }
 
 func newEnv(t *testing.T) *env {

@@ -46,7 +46,10 @@ func (g gatedModel) Complete(ctx context.Context, req llm.Request) (eventlog.Ass
 // as "journaled" and leave a gap ("journal gap: seq 19 follows 14", seen in
 // CI with a child's report in the message's place).
 func TestATurnEndingAsAMessageArrivesIsProjectedWhole(t *testing.T) {
-	e := newEnv(t)
+	inBothModes(t, turnEndingAsAMessageArrives)
+}
+
+func turnEndingAsAMessageArrives(t *testing.T, e *env) {
 	gm := gatedModel{entered: make(chan struct{}, 4), pass: make(chan struct{})}
 	t.Cleanup(func() { close(gm.pass) })
 	e.providers = map[string]activities.Provider{"gated": gm}
@@ -80,23 +83,30 @@ func TestATurnEndingAsAMessageArrivesIsProjectedWhole(t *testing.T) {
 
 	history, err := projection.Fetch(ctx, e.c, h.ID, "")
 	require.NoError(t, err)
-	requireTailAndMarkerInOneTask(t, history)
+	requireTailAndMarkerInOneTask(t, history, e.cfg.NoSearchAttributes)
 	evs := requireReplaysAndProjects(ctx, t, e, h, "idle-tail-then-message")
 	require.Len(t, ofType[eventlog.TurnEnd](evs), 2)
 }
 
 // requireTailAndMarkerInOneTask checks that the history holds the case: a
 // workflow task whose commands set the status to idle and then carry a
-// journal (in a marker or an activity's input).
-func requireTailAndMarkerInOneTask(t *testing.T, history []*historypb.HistoryEvent) {
+// journal (in a marker or an activity's input); in a run without search
+// attributes (bare), a task that took a model call's answer and carries a
+// journal, with no status upsert anywhere.
+func requireTailAndMarkerInOneTask(t *testing.T, history []*historypb.HistoryEvent, bare bool) {
 	t.Helper()
-	idle := false
+	idle, answered, scheduled := false, false, map[int64]string{}
 	for _, ev := range history {
 		switch ev.GetEventType() {
+		case enumspb.EVENT_TYPE_ACTIVITY_TASK_COMPLETED:
+			id := scheduled[ev.GetActivityTaskCompletedEventAttributes().GetScheduledEventId()]
+			_, _, ok := signals.ParseModelActivityID(id)
+			answered = answered || ok
 		case enumspb.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
-			idle = false
+			idle, answered = bare && answered, false
 		case enumspb.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES:
 			p := ev.GetUpsertWorkflowSearchAttributesEventAttributes().GetSearchAttributes().GetIndexedFields()[signals.AttrStatus]
+			require.False(t, bare && p != nil, "a run without search attributes upserted its status")
 			var status string
 			if p != nil && converter.GetDefaultDataConverter().FromPayload(p, &status) == nil && status == string(eventlog.StatusIdle) {
 				idle = true
@@ -105,7 +115,10 @@ func requireTailAndMarkerInOneTask(t *testing.T, history []*historypb.HistoryEve
 			if idle {
 				return
 			}
+			if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil {
+				scheduled[ev.GetEventId()] = a.GetActivityId()
+			}
 		}
 	}
-	t.Fatal("no workflow task set the status to idle and then journaled")
+	t.Fatal("no workflow task ended a turn with the plain idle tail and then journaled")
 }

@@ -104,7 +104,10 @@ func TestAParentFansOutToThreeChildrenAndReceivesThreeResultsInModelOrder(t *tes
 }
 
 func TestADetachedChildReportsTwoTurnsIntoItsParentsInbox(t *testing.T) {
-	e := newEnv(t)
+	inBothModes(t, detachedChildReports)
+}
+
+func detachedChildReports(t *testing.T, e *env) {
 	e.startWorker(echoTool())
 	ctx := ctxT(t, time.Minute)
 	h, err := e.agents.Create(ctx, agent.CreateOptions{ID: "detaching", Options: signals.AgentOptions{
@@ -208,13 +211,10 @@ func TestAParentThatContinuesAsNewStillReceivesItsChildrensResults(t *testing.T)
 	require.NoError(t, h.Dispose(ctx, ""))
 }
 
-func TestApprovalGrantedAfterAWorkerRestartRunsTheCall(t *testing.T) {
-	e := newEnv(t)
-	w := e.startWorker(echoTool())
-	ctx := ctxT(t, time.Minute)
-	h, err := e.agents.Create(ctx, agent.CreateOptions{ID: "approving", Options: signals.AgentOptions{Tools: []string{"echo"},
-		Approval: &signals.ApprovalPolicy{Tools: []string{"echo"}}}, First: `/tool echo {"text":"send it"}`})
-	require.NoError(t, err)
+// waitPendingCall waits until h's turn waits for a person on one call and
+// returns the call's ID.
+func waitPendingCall(ctx context.Context, t *testing.T, h *agent.Handle) string {
+	t.Helper()
 	var call string
 	waitFor(t, 30*time.Second, "the call to wait for approval", func() bool {
 		st, err := h.Status(ctx)
@@ -223,6 +223,17 @@ func TestApprovalGrantedAfterAWorkerRestartRunsTheCall(t *testing.T) {
 		}
 		return call != ""
 	})
+	return call
+}
+
+func TestApprovalGrantedAfterAWorkerRestartRunsTheCall(t *testing.T) {
+	e := newEnv(t)
+	w := e.startWorker(echoTool())
+	ctx := ctxT(t, time.Minute)
+	h, err := e.agents.Create(ctx, agent.CreateOptions{ID: "approving", Options: signals.AgentOptions{Tools: []string{"echo"},
+		Approval: &signals.ApprovalPolicy{Tools: []string{"echo"}}}, First: `/tool echo {"text":"send it"}`})
+	require.NoError(t, err)
+	call := waitPendingCall(ctx, t, h)
 	waitFor(t, 30*time.Second, "TetherWaiting = 'approval'", func() bool {
 		list, _, err := e.agents.List(ctx, agent.ListOptions{Waiting: "approval"})
 		return err == nil && len(list) == 1 && list[0].ID == h.ID
@@ -245,8 +256,9 @@ func TestApprovalGrantedAfterAWorkerRestartRunsTheCall(t *testing.T) {
 	requireReplaysAndProjects(ctx, t, e, h, "approval-after-restart")
 }
 
-func TestAnApprovalThatTimesOutIsDecidedByPolicy(t *testing.T) {
-	e := newEnv(t)
+func TestAnApprovalThatTimesOutIsDecidedByPolicy(t *testing.T) { inBothModes(t, approvalTimesOut) }
+
+func approvalTimesOut(t *testing.T, e *env) {
 	e.startWorker(echoTool())
 	ctx := ctxT(t, time.Minute)
 	h, err := e.agents.Create(ctx, agent.CreateOptions{ID: "timing-out", Options: signals.AgentOptions{Tools: []string{"echo"},
@@ -262,8 +274,9 @@ func TestAnApprovalThatTimesOutIsDecidedByPolicy(t *testing.T) {
 	requireReplaysAndProjects(ctx, t, e, h, "approval-timeout")
 }
 
-func TestAWaitSurvivesAWorkerRestart(t *testing.T) {
-	e := newEnv(t)
+func TestAWaitSurvivesAWorkerRestart(t *testing.T) { inBothModes(t, waitSurvivesRestart) }
+
+func waitSurvivesRestart(t *testing.T, e *env) {
 	w := e.startWorker(echoTool())
 	ctx := ctxT(t, time.Minute)
 	h, err := e.agents.Create(ctx, agent.CreateOptions{ID: "waiting", Options: signals.AgentOptions{

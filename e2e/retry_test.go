@@ -41,8 +41,9 @@ func (f *flaky) Complete(ctx context.Context, req llm.Request) (eventlog.Assista
 // A provider that is overloaded twice: the retry policy hook opens two
 // retry turns on durable timers, the third turn answers; followers see two
 // errors, one settlement and one running interval.
-func TestRetryTurnsRecoverFromAnOverloadedProvider(t *testing.T) {
-	e := newEnv(t)
+func TestRetryTurnsRecoverFromAnOverloadedProvider(t *testing.T) { inBothModes(t, retryTurnsRecover) }
+
+func retryTurnsRecover(t *testing.T, e *env) {
 	e.providers = map[string]activities.Provider{"flaky": &flaky{n: 2, calls: map[string]int{}}}
 	e.startWorker(echoTool())
 	ctx := ctxT(t, time.Minute)
@@ -88,7 +89,7 @@ func TestRetryTurnsRecoverFromAnOverloadedProvider(t *testing.T) {
 	projected, err := projection.FromHistory(history)
 	require.NoError(t, err)
 	requireSameLog(t, log, projected)
-	record(t, "retry-turns", history)
+	record(t, e.prefix+"retry-turns", history)
 
 	count := map[agent.Kind]int{}
 	for _, n := range notes {

@@ -7,7 +7,12 @@
 // into the workflow result; content stays where it first entered history:
 // the start input, a signal or update payload, or an activity result. The
 // projection collects the journal and restores each stripped event from the
-// fact its Ref names.
+// fact its Ref names. A turn that ends the plainest way (signals.IdleTail)
+// is journaled by no command: its events are fixed by the model call's ID,
+// the log position and the workflow task's time, and the projection
+// derives them from the workflow task that set the status search attribute
+// to idle or, in a run without search attributes, from the task that took
+// the call's answer and journaled nothing (idletail.go).
 //
 // Payloads are decoded with the data converter of the client that wrote
 // them (Using(dc)); the package-level functions assume plain payloads and

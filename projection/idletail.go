@@ -1,6 +1,7 @@
 package projection
 
 import (
+	"encoding/json"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -17,11 +18,20 @@ import (
 // journal marker, activity input, result or seed) ended the turn of the
 // model call completed before it, at the task's time; so did one that set
 // it and then journaled from where that tail ends (tailBefore).
+//
+// A run that writes no search attributes writes nothing for that tail
+// (its run config says bare_tail): there the task that took a model call's
+// answer and journaled nothing ended the turn when the answer asked for no
+// tool and nothing was journaled since the call's own input (see
+// answered). The loop takes such an answer in one of three ways: the
+// plain idle tail, any other end of the turn (journaled in a marker), or
+// going on (journaled in the next activity's input).
 type task struct {
 	open      bool
 	at        time.Time // the task's started event time: workflow.Now in it
 	model     string    // the model activity completed before the task
 	idle      bool      // it upserted the status search attribute to idle
+	bare      bool      // the run writes nothing for a plain idle tail
 	journaled bool      // a command of it carried a journal
 }
 
@@ -36,7 +46,11 @@ func (s *sources) track(ev *historypb.HistoryEvent) error {
 		if err := s.endTask(); err != nil {
 			return err
 		}
-		s.task = task{open: true, at: s.taskAt, model: s.lastModel}
+		s.task = task{open: true, at: s.taskAt, model: s.lastModel, bare: s.bareTail}
+		if s.bareTail {
+			s.task.model = s.bareModel
+		}
+		s.bareModel = ""
 		return nil
 	case t == enumspb.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES:
 		s.task.idle = s.task.idle || setsIdle(ev.GetUpsertWorkflowSearchAttributesEventAttributes())
@@ -52,8 +66,8 @@ func (s *sources) journaled() { s.task.journaled = true }
 
 // plainTail reports whether the task, as read so far, ended the turn of
 // the model call before it with the plain idle tail: it set the status to
-// idle and journaled nothing.
-func (t task) plainTail() bool { return t.open && t.idle && !t.journaled && t.model != "" }
+// idle (or its run writes nothing for the tail) and journaled nothing.
+func (t task) plainTail() bool { return t.open && !t.journaled && t.model != "" && (t.idle || t.bare) }
 
 // endTask derives the idle tail of the task that just ended, if it has one.
 func (s *sources) endTask() error {
@@ -119,6 +133,25 @@ var commandEvents = map[enumspb.EventType]bool{
 	enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED:                            true,
 	enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED:                          true,
 	enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW:                  true,
+}
+
+// answered notes that model activity id completed with result raw: the
+// candidate for a bare idle tail (task) when the answer asks for no tool
+// and nothing was journaled since the call's own input. A stale answer
+// (the turn was canceled meanwhile, journaled in a marker) and one that
+// asks for a tool the loop then waits on with no command (an approval)
+// are not.
+func (s *sources) answered(id string, raw json.RawMessage) {
+	s.lastModel = id
+	if !s.bareTail {
+		return
+	}
+	at, ok := s.modelInput[id]
+	var out signals.ModelOutput
+	if !ok || at != s.appends || json.Unmarshal(raw, &out) != nil || len(out.ToolCalls) > 0 {
+		return
+	}
+	s.bareModel = id
 }
 
 func setsIdle(a *historypb.UpsertWorkflowSearchAttributesEventAttributes) bool {

@@ -36,6 +36,13 @@ type sources struct {
 	taskAt    time.Time
 	lastModel string
 	task      task
+	// For runs that write nothing for a plain idle tail (bare_tail): the
+	// journals appended so far, the count right after each model
+	// activity's input, the model call answered since the last task.
+	bareTail   bool
+	appends    int
+	modelInput map[string]int
+	bareModel  string
 }
 
 // Projector rebuilds session logs from histories whose payloads its data
@@ -92,8 +99,9 @@ func (p Projector) newSources() *sources {
 // readRun indexes one run's history. Scheduled event IDs are per run.
 func (s *sources) readRun(events []*historypb.HistoryEvent) error {
 	s.scheduled, s.task, s.lastModel = map[int64]string{}, task{}, ""
+	s.modelInput, s.bareModel = map[string]int{}, ""
 	s.run++
-	s.signalsFirst = false
+	s.signalsFirst, s.bareTail = false, false
 	for _, ev := range events {
 		err := s.track(ev)
 		if err == nil {

@@ -60,6 +60,7 @@ func (s *sources) append(j signals.Journal) error {
 			return err
 		}
 		s.journaled()
+		s.appends++
 	}
 	s.journal = append(s.journal, j.Envelopes()...)
 	return nil
@@ -135,7 +136,13 @@ func (s *sources) activity(eventID int64, a *historypb.ActivityTaskScheduledEven
 	if err := json.Unmarshal(raw, &in); err != nil {
 		return err
 	}
-	return s.append(in.Journal)
+	if err := s.append(in.Journal); err != nil {
+		return err
+	}
+	if _, _, ok := signals.ParseModelActivityID(a.GetActivityId()); ok {
+		s.modelInput[a.GetActivityId()] = s.appends
+	}
+	return nil
 }
 
 func (s *sources) completed(scheduledID int64, result *commonpb.Payloads) error {
@@ -149,7 +156,7 @@ func (s *sources) completed(scheduledID int64, result *commonpb.Payloads) error 
 	}
 	s.results[id] = raw
 	if _, _, ok := signals.ParseModelActivityID(id); ok {
-		s.lastModel = id
+		s.answered(id, raw)
 	}
 	return nil
 }
@@ -166,11 +173,15 @@ func (s *sources) marker(a *historypb.MarkerRecordedEventAttributes) error {
 		// SignalsFirst is set in the run config of runs whose updates
 		// take the signals delivered before them first.
 		SignalsFirst bool `json:"signals_first"`
+		// BareTail is set in the run config of runs that write nothing
+		// for a plain idle tail (task).
+		BareTail bool `json:"bare_tail"`
 	}
 	if err := s.decode(a.GetDetails()["data"], &m); err != nil {
 		return err
 	}
 	s.signalsFirst = s.signalsFirst || m.SignalsFirst
+	s.bareTail = s.bareTail || m.BareTail
 	return s.append(m.Journal)
 }
 

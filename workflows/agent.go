@@ -45,6 +45,7 @@ type run struct {
 	obs        RunObserver // nil without a Config.Observer
 	snap       *snapshot
 	idleTail   bool // the run's config omits the marker of a plain idle tail
+	bareTail   bool // ... and, without search attributes, writes nothing for it (runConfig.BareTail)
 	// signalsFirst: updates hand earlier signals to the loop first (runConfig.SignalsFirst).
 	signalsFirstOn bool
 }
@@ -68,7 +69,7 @@ func (a Agent) Run(ctx workflow.Context, in signals.AgentInput) (signals.AgentRe
 		}
 	}
 	r := &run{cfg: cfg, opts: in.Options, in: in, hooks: enabledHooks(cfg, in.Options.Hooks), attrs: currentAttrs(ctx),
-		idleTail: rc.IdleTail, signalsFirstOn: rc.SignalsFirst}
+		idleTail: rc.IdleTail, bareTail: rc.BareTail, signalsFirstOn: rc.SignalsFirst}
 	r.observe(ctx)
 	lc := loop.Config{AgentID: info.WorkflowExecution.ID, Options: in.Options, Modes: cfg.ToolModes,
 		Local: cfg.LocalTools, Rules: rc.rules(), MaxSeedBytes: cfg.MaxSeedBytes, StreamHooks: r.hooks.stream,

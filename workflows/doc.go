@@ -18,7 +18,8 @@
 // into the log, never its content; every event is journaled into history
 // exactly once (in the next activity input, in a side-effect marker when the
 // agent goes idle, or in the workflow result) in its stripped form, and
-// content stays where it first entered history. See package projection.
+// content stays where it first entered history; a turn that ends the
+// plainest way writes no marker (idletail.go). See package projection.
 // After each step of the loop the shell publishes the log's new events to
 // Config.Snapshots, in process and never in history, so activities it
 // schedules on the same worker read them without a query; publishing is a

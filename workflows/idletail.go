@@ -12,12 +12,18 @@ import (
 // writes no marker for a plain idle tail (signals.IdleTail: the last model
 // call answered, the turn completed): the status upsert to idle in the same
 // workflow task stands for it, and projection derives its events. One
-// event and ~300 bytes less history every such turn.
+// event and ~300 bytes less history every such turn. A run that writes no
+// search attributes (runConfig.BareTail) writes nothing at all for it: the
+// workflow task that took the answer, carried no journal and started no
+// timer or activity stands for it.
 func (r *run) writeJournal(ctx workflow.Context, j signals.Journal) {
 	if !r.plainIdleTail(ctx, j) {
 		r.journal(ctx, j)
 		r.syncAttrs(ctx)
 		return
+	}
+	if r.cfg.NoSearchAttributes {
+		return // bareTail
 	}
 	r.syncAttrs(ctx)
 	if r.attrs.status != eventlog.StatusIdle { // the upsert failed: history needs the marker
@@ -26,10 +32,18 @@ func (r *run) writeJournal(ctx workflow.Context, j signals.Journal) {
 }
 
 // plainIdleTail reports whether j is exactly the plain idle tail and this
-// task upserts the status to idle, which is what projection keys on.
+// task upserts the status to idle, or the run writes no search attributes
+// and its config says it writes nothing for that tail: what projection keys
+// on.
 func (r *run) plainIdleTail(ctx workflow.Context, j signals.Journal) bool {
-	if !r.idleTail || r.cfg.NoSearchAttributes || len(j.Entries) == 0 ||
-		r.loop.State().Status != eventlog.StatusIdle || r.attrs.status == eventlog.StatusIdle {
+	if !r.idleTail || len(j.Entries) == 0 || r.loop.State().Status != eventlog.StatusIdle {
+		return false
+	}
+	if r.cfg.NoSearchAttributes {
+		if !r.bareTail {
+			return false
+		}
+	} else if r.attrs.status == eventlog.StatusIdle {
 		return false
 	}
 	kind, id, err := j.Entries[0].Ref.Split()

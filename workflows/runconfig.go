@@ -34,6 +34,11 @@ type runConfig struct {
 	// recorded before, where such a signal reached the loop after the
 	// update.
 	SignalsFirst bool `json:"signals_first,omitempty"`
+	// BareTail: a run that writes no search attributes writes nothing for
+	// a plain idle tail either (see idletail.go): its workflow task, which
+	// took the model call's answer and carried no journal, stands for it.
+	// Absent in runs recorded before, which write a journal marker.
+	BareTail bool `json:"bare_tail,omitempty"`
 	// Profiles decide whether a spawn starts a child or fails.
 	Profiles    map[string]signals.Profile `json:"profiles,omitempty"`
 	StreamHooks []string                   `json:"stream_hooks,omitempty"`
@@ -51,12 +56,12 @@ func recordRunConfig(ctx workflow.Context, cfg Config) (runConfig, error) {
 		MaxRunTurns: cfg.MaxRunTurns, MaxRunEvents: cfg.MaxRunEvents, MaxRunBytes: cfg.MaxRunBytes,
 		NoSearchAttributes: cfg.NoSearchAttributes, ToolModes: cfg.ToolModes, DefaultHooks: cfg.DefaultHooks,
 		LocalTools: cfg.LocalTools, Rules: int(loop.Latest), IdleTail: true, SignalsFirst: true, Profiles: cfg.Profiles,
-		StreamHooks: cfg.StreamHooks, Tools: cfg.Tools, Providers: cfg.Providers,
+		StreamHooks: cfg.StreamHooks, Tools: cfg.Tools, Providers: cfg.Providers, BareTail: cfg.NoSearchAttributes,
 	}
 	if workflow.GetVersion(ctx, runConfigChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		current.LocalTools = nil // runs from before local tools ran every tool as an activity
 		current.Rules, current.IdleTail, current.SignalsFirst, current.Profiles, current.StreamHooks = 0, false, false, nil, nil
-		current.Tools, current.Providers = nil, nil
+		current.Tools, current.Providers, current.BareTail = nil, nil, false
 		return current, nil
 	}
 	err := workflow.SideEffect(ctx, func(workflow.Context) any { return current }).Get(&rc)
