@@ -242,7 +242,7 @@ func TestATurnWhoseRunWasEvictedFromTheCacheIsStillOneTraceWithEachSpanOnce(t *t
 	e.startWorker()
 	ctx := ctxT(t, time.Minute)
 	h, err := e.agents.Create(ctx, agent.CreateOptions{ID: "evicted",
-		Options: signals.AgentOptions{Tools: []string{signals.WaitTool}}, First: `/tool wait {"seconds":2}`})
+		Options: signals.AgentOptions{Tools: []string{signals.WaitTool}}, First: `/tool wait {"seconds":5}`})
 	require.NoError(t, err)
 	// Not through the status query: a query may replay the run too.
 	waitFor(t, 30*time.Second, "the first model call to end", func() bool {
@@ -252,6 +252,16 @@ func TestATurnWhoseRunWasEvictedFromTheCacheIsStillOneTraceWithEachSpanOnce(t *t
 	_, err = e.c.WorkflowService().ResetStickyTaskQueue(ctx, &workflowservice.ResetStickyTaskQueueRequest{
 		Namespace: e.ts.GetDefaultNamespace(), Execution: &commonpb.WorkflowExecution{WorkflowId: h.ID}})
 	require.NoError(t, err)
+	// The eviction is mid-turn only if the wait has not ended yet: on a
+	// loaded machine the wait for the span can outlast a short one.
+	history := historyOf(ctx, t, e, h)
+	models := 0
+	for _, ev := range history {
+		if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityType().GetName() == signals.ModelActivity {
+			models++
+		}
+	}
+	require.Equal(t, 1, models, "the turn's wait ended before the eviction: the test saw no eviction mid-turn")
 	_, err = h.WaitIdle(ctx)
 	require.NoError(t, err)
 	require.Equal(t, int32(1), runs.n.Load(), "the worker replayed the run from the start and carried on")
