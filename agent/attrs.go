@@ -8,8 +8,12 @@ import (
 )
 
 // startAttributes are the search attributes a new agent starts with: idle,
-// turn 0, its model and parent. The workflow keeps them current.
-func startAttributes(opts signals.AgentOptions) temporal.SearchAttributes {
+// turn 0, its model and parent (none WithoutSearchAttributes). The
+// workflow keeps them current.
+func (r *Client) startAttributes(opts signals.AgentOptions) temporal.SearchAttributes {
+	if r.noAttrs {
+		return temporal.SearchAttributes{}
+	}
 	ups := []temporal.SearchAttributeUpdate{
 		temporal.NewSearchAttributeKeyKeyword(signals.AttrStatus).ValueSet(string(eventlog.StatusIdle)),
 		temporal.NewSearchAttributeKeyInt64(signals.AttrTurn).ValueSet(0),

@@ -24,6 +24,7 @@ type Client struct {
 	dc        converter.DataConverter
 	streams   *http.Client // reads live token streams; nil: defaultStreamClient
 	watches   *watches     // long polls on agents' histories, shared by handles
+	noAttrs   bool         // start agents without search attributes
 }
 
 // Option configures a Client.
@@ -46,6 +47,14 @@ func WithDataConverter(dc converter.DataConverter) Option {
 // TLS. Its Timeout must be zero, or it cuts streams off.
 func WithStreamClient(hc *http.Client) Option {
 	return func(r *Client) { r.streams = hc }
+}
+
+// WithoutSearchAttributes starts agents without Tether's search
+// attributes, for a namespace that has none registered: with workers run
+// with --no-search-attributes (workflows.Config.NoSearchAttributes), which
+// write none either. List and Tree, which read them, then find nothing.
+func WithoutSearchAttributes() Option {
+	return func(r *Client) { r.noAttrs = true }
 }
 
 // New returns a Client over c for agents on taskQueue ("" = signals.TaskQueue).
@@ -98,7 +107,7 @@ func (r *Client) Create(ctx context.Context, o CreateOptions) (*Handle, error) {
 		WorkflowIDConflictPolicy:                 enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
 		WorkflowIDReusePolicy:                    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
-		TypedSearchAttributes:                    startAttributes(o.Options),
+		TypedSearchAttributes:                    r.startAttributes(o.Options),
 		StaticSummary:                            "agent " + modelName(o.Options),
 		// When c also runs a worker on the queue (the demo, embedded use),
 		// the first workflow task comes back in the start's response.

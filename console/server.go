@@ -29,6 +29,9 @@ type Options struct {
 	TaskQueue string
 	// StreamClient reads the workers' live token streams (nil: default).
 	StreamClient *http.Client
+	// NoSearchAttributes starts agents without Tether's search attributes
+	// (agent.WithoutSearchAttributes); the list then finds none.
+	NoSearchAttributes bool
 	// Token is the operator token; empty makes the console read-only. It
 	// must be at least MinTokenBytes long.
 	Token string
@@ -104,6 +107,9 @@ func New(o Options) (*Server, error) {
 	opts := []agent.Option{agent.WithDataConverter(o.DataConverter)}
 	if o.StreamClient != nil {
 		opts = append(opts, agent.WithStreamClient(o.StreamClient))
+	}
+	if o.NoSearchAttributes {
+		opts = append(opts, agent.WithoutSearchAttributes())
 	}
 	static, _ := fs.Sub(assets, "assets/static")
 	s := &Server{o: o, agents: agent.New(o.Client, o.TaskQueue, opts...), auth: a, pages: pages,

@@ -49,7 +49,7 @@ func New(p Params) (Endpoint, error) {
 	}
 	c, err := console.New(console.Options{Client: p.Client, DataConverter: p.DataConverter, TaskQueue: p.Config.TaskQueue,
 		Namespace: p.Server.Namespace(), Token: cfg.Token, LoginToRead: !console.Loopback(cfg.Addr),
-		TemporalUI: p.Server.UIAddress(), Logger: p.Logger})
+		TemporalUI: p.Server.UIAddress(), Logger: p.Logger, NoSearchAttributes: p.Config.NoSearchAttributes})
 	if err != nil {
 		return Endpoint{}, err
 	}

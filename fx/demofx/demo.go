@@ -82,7 +82,11 @@ func Run(ctx context.Context, p Params, out io.Writer) error {
 		fmt.Fprint(out, " (the scripted demo model: no API key configured)")
 	}
 	fmt.Fprintf(out, "\nTools: %v\n\n", opts.Tools)
-	h, err := agent.New(p.Client, p.Config.TaskQueue, agent.WithDataConverter(p.Converter)).Create(ctx, agent.CreateOptions{ID: id, Options: opts, First: p.Config.Demo})
+	aopts := []agent.Option{agent.WithDataConverter(p.Converter)}
+	if p.Config.NoSearchAttributes {
+		aopts = append(aopts, agent.WithoutSearchAttributes())
+	}
+	h, err := agent.New(p.Client, p.Config.TaskQueue, aopts...).Create(ctx, agent.CreateOptions{ID: id, Options: opts, First: p.Config.Demo})
 	if err != nil {
 		return err
 	}

@@ -30,7 +30,7 @@ func serveConsole(ctx context.Context, e env, args []string) error {
 	}
 	srv, err := console.New(console.Options{
 		Client: e.conn.c, DataConverter: e.conn.dc, Namespace: e.conn.namespace, TaskQueue: e.conn.taskQueue,
-		StreamClient: e.conn.streams, Token: token, LoginToRead: !console.Loopback(*addr), TemporalUI: *temporalUI,
+		StreamClient: e.conn.streams, NoSearchAttributes: e.conn.noAttrs, Token: token, LoginToRead: !console.Loopback(*addr), TemporalUI: *temporalUI,
 	})
 	if err != nil {
 		return err

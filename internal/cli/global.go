@@ -19,6 +19,9 @@ type global struct {
 	streamCA string
 	// verbose prints whole errors, not only the sentence that explains them.
 	verbose bool
+	// noAttrs starts agents without Tether's search attributes, for a
+	// namespace without them (workers run with --no-search-attributes).
+	noAttrs bool
 	command string
 	args    []string
 }
@@ -34,6 +37,7 @@ func parseGlobal(args []string) (global, error) {
 	fs.StringVar(&g.streamCA, "stream-ca", "", "")
 	fs.BoolVar(&g.verbose, "v", false, "")
 	fs.BoolVar(&g.verbose, "verbose", false, "")
+	fs.BoolVar(&g.noAttrs, "no-search-attributes", false, "")
 	err := fs.Parse(args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):

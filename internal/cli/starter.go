@@ -72,6 +72,9 @@ connection flags (defaults from TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, profiles):
   --address HOST:PORT  --namespace NS  --task-queue Q  -v|--verbose (whole errors)
   --stream-ca FILE     CA (PEM) trusted for workers serving live tokens over TLS
                        (default: the system's roots)
+  --no-search-attributes  start agents without Tether's search attributes, for a
+                       namespace without them (workers run with the same flag);
+                       list and tree then find nothing
 
 payload encryption: the worker's keys in TETHER_CODEC_KEYS or TETHER_CODEC_KEY_FILE
 (active key TETHER_CODEC_KEY_ID), else the profile's codec endpoint, if any
@@ -139,8 +142,12 @@ func (s Starter) run(ctx context.Context, g global) error {
 		return err
 	}
 	defer c.Close()
-	agents := agent.New(c, g.taskQueue, agent.WithDataConverter(dc), agent.WithStreamClient(streams))
-	return cmd(ctx, env{s: s, agents: agents, conn: conn{c: c, dc: dc, namespace: ns, taskQueue: g.taskQueue, streams: streams}},
+	opts := []agent.Option{agent.WithDataConverter(dc), agent.WithStreamClient(streams)}
+	if g.noAttrs {
+		opts = append(opts, agent.WithoutSearchAttributes())
+	}
+	agents := agent.New(c, g.taskQueue, opts...)
+	return cmd(ctx, env{s: s, agents: agents, conn: conn{c: c, dc: dc, namespace: ns, taskQueue: g.taskQueue, streams: streams, noAttrs: g.noAttrs}},
 		g.args)
 }
 
@@ -215,6 +222,7 @@ type conn struct {
 	namespace string
 	taskQueue string
 	streams   *http.Client
+	noAttrs   bool // --no-search-attributes
 }
 
 func (e env) printf(format string, args ...any) { fmt.Fprintf(e.s.Out, format, args...) }
