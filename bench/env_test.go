@@ -44,8 +44,14 @@ type env struct {
 // floor) on the same worker before it starts.
 func server(b testing.TB, more ...func(worker.Registry)) *env {
 	b.Helper()
+	return serverWith(b, workflows.Config{}, more...)
+}
+
+// serverWith is server with the worker's workflow settings cfg.
+func serverWith(b testing.TB, cfg workflows.Config, more ...func(worker.Registry)) *env {
+	b.Helper()
 	e := serverOnly(b)
-	w, err := newWorker(e.c, signals.TaskQueue, workload.Model{}, workloadTools(), more...)
+	w, err := newWorker(e.c, signals.TaskQueue, workload.Model{}, workloadTools(), cfg, more...)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -98,7 +104,7 @@ func contextTool() tools.Tool {
 // newWorker builds a worker on queue whose default provider is model, as
 // workerfx builds it: one log reader shared by the activities, into which
 // the workflow publishes its snapshots.
-func newWorker(c client.Client, queue string, model activities.Provider, reg *tools.Registry,
+func newWorker(c client.Client, queue string, model activities.Provider, reg *tools.Registry, wcfg workflows.Config,
 	more ...func(worker.Registry)) (worker.Worker, error) {
 	reader := activities.NewLogReader(activities.WorkflowLog{Client: c}, 0)
 	//lint:ignore SA1019 the build ID as cmd/worker records it (fx/workerfx)
@@ -109,7 +115,7 @@ func newWorker(c client.Client, queue string, model activities.Provider, reg *to
 		opts.WorkflowTaskPollerBehavior = nil
 	}
 	w := worker.New(c, queue, opts)
-	cfg := workerfx.WorkflowConfig(workflows.Config{}, nil, reg)
+	cfg := workerfx.WorkflowConfig(wcfg, nil, reg)
 	cfg.Snapshots = reader
 	workflows.Register(w, cfg)
 	model2 := &activities.Model{Providers: map[string]activities.Provider{workload.Provider: model, scripted.Name: scripted.Provider{}},
@@ -151,7 +157,7 @@ func runWorkerProcess(addr, namespace string) int {
 		return 1
 	}
 	defer c.Close()
-	w, err := newWorker(c, signals.TaskQueue, workload.Model{}, workloadTools())
+	w, err := newWorker(c, signals.TaskQueue, workload.Model{}, workloadTools(), workflows.Config{})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "worker:", err)
 		return 1

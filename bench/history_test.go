@@ -12,20 +12,30 @@ import (
 	"github.com/tetherdev/tether/bench/workload"
 	"github.com/tetherdev/tether/projection"
 	"github.com/tetherdev/tether/signals"
+	"github.com/tetherdev/tether/workflows"
 )
 
 // BenchmarkHistory50Turns measures the workflow history of an agent after 50
 // turns of the workload: total bytes, events per turn, and the largest model
-// activity input; with the tool as a regular activity and as a fast local one.
+// activity input; with the tool as a regular activity and as a fast local
+// one, and with the activity tool on a worker that writes no search
+// attributes (--no-search-attributes).
 func BenchmarkHistory50Turns(b *testing.B) {
-	for _, tool := range []string{workload.Fetch, workload.Read} {
-		b.Run(map[string]string{workload.Fetch: "activity-tool", workload.Read: "local-tool"}[tool], func(b *testing.B) { history50(b, tool) })
+	for _, c := range []struct {
+		name, tool string
+		cfg        workflows.Config
+	}{
+		{"activity-tool", workload.Fetch, workflows.Config{}},
+		{"local-tool", workload.Read, workflows.Config{}},
+		{"activity-tool-no-search-attributes", workload.Fetch, workflows.Config{NoSearchAttributes: true}},
+	} {
+		b.Run(c.name, func(b *testing.B) { history50(b, c.tool, c.cfg) })
 	}
 }
 
-func history50(b *testing.B, tool string) {
+func history50(b *testing.B, tool string, cfg workflows.Config) {
 	const turns = 50
-	e := server(b)
+	e := serverWith(b, cfg)
 	c, agents := e.c, e.agents
 	ctx := context.Background()
 
