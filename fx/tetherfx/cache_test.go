@@ -57,8 +57,11 @@ func TestCachedAgentsBoundsTheAgentsTheWorkerHolds(t *testing.T) {
 			first = h
 		}
 	}
-	require.Eventually(t, func() bool { return scrape(t, endpoint.URL)[`tether_agents_cached`] <= 2 },
-		10*time.Second, 20*time.Millisecond, "agents held of 4 with --cached-agents 2") // eviction ends a run asynchronously
+	require.Eventually(t, func() bool { // eviction ends a run asynchronously
+		m, err := readMetrics(endpoint.URL)
+		cached, ok := m[`tether_agents_cached`]
+		return err == nil && ok && cached <= 2
+	}, 10*time.Second, 20*time.Millisecond, "agents held of 4 with --cached-agents 2")
 
 	_, err = first.Followup(ctx, "/say again")
 	require.NoError(t, err)

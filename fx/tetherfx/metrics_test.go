@@ -2,6 +2,7 @@ package tetherfx
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -63,12 +64,26 @@ func TestTheWorkerServesItsMetricsOnMetricsAddr(t *testing.T) {
 // "name_count{labels}".
 func scrape(t *testing.T, url string) map[string]float64 {
 	t.Helper()
+	out, err := readMetrics(url)
+	require.NoError(t, err)
+	return out
+}
+
+// readMetrics is scrape for a goroutine of its own (require.Eventually's
+// condition), where a test may not fail.
+func readMetrics(url string) (map[string]float64, error) {
 	resp, err := http.Get(url)
-	require.NoError(t, err)
+	if err != nil {
+		return nil, err
+	}
 	defer resp.Body.Close()
-	require.Equal(t, http.StatusOK, resp.StatusCode)
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
 	families, err := new(expfmt.TextParser).TextToMetricFamilies(resp.Body)
-	require.NoError(t, err)
+	if err != nil {
+		return nil, err
+	}
 	out := map[string]float64{}
 	for name, f := range families {
 		for _, m := range f.GetMetric() {
@@ -92,5 +107,5 @@ func scrape(t *testing.T, url string) map[string]float64 {
 			}
 		}
 	}
-	return out
+	return out, nil
 }
