@@ -101,33 +101,47 @@ func (d *driver) round(ctx context.Context, r int) error {
 
 // deliver sends s until the agent has it: as an acknowledged update (three
 // times in four) or as a signal, each try with the same message ID, so a
-// resend after an unknown outcome is delivered once.
+// resend after an unknown outcome is delivered once. Such an outcome needs
+// a fault to land in the middle of the call, which the runs rarely see,
+// so one message in eight is sent again on purpose once the agent has it,
+// as a client that lost the answer would, either way again: an update
+// after an update gets the first one's answer, an update after a signal
+// ErrDuplicateID, a signal is dropped. checkMessages proves each arrived
+// once.
 func (d *driver) deliver(ctx context.Context, r int, s send) error {
 	id := eventlog.MessageID(fmt.Sprintf("%s-r%d-%s", d.id, r, s.tag))
 	signal := d.rng.IntN(4) == 0
-	opts := []agent.SendOption{agent.WithMessageID(id)}
-	if !signal {
-		opts = append(opts, agent.Acknowledged())
-	}
 	dup := false
-	tries, err := persist(ctx, func(ctx context.Context) error {
-		var err error
-		switch s.op {
-		case opFollowup:
-			_, err = d.h.Followup(ctx, s.content, opts...)
-		case opSteer:
-			_, err = d.h.Steer(ctx, s.content, opts...)
-		case opInject:
-			_, err = d.h.Inject(ctx, s.content, opts...)
-		case opSend:
-			_, err = d.h.Send(ctx, s.content, eventlog.NextTurn, true, opts...)
+	send := func(signal bool) func(context.Context) error {
+		opts := []agent.SendOption{agent.WithMessageID(id)}
+		if !signal {
+			opts = append(opts, agent.Acknowledged())
 		}
-		if errors.Is(err, signals.ErrDuplicateID) { // a resend of what the agent has
-			dup = true
-			return nil
+		return func(ctx context.Context) error {
+			var err error
+			switch s.op {
+			case opFollowup:
+				_, err = d.h.Followup(ctx, s.content, opts...)
+			case opSteer:
+				_, err = d.h.Steer(ctx, s.content, opts...)
+			case opInject:
+				_, err = d.h.Inject(ctx, s.content, opts...)
+			case opSend:
+				_, err = d.h.Send(ctx, s.content, eventlog.NextTurn, true, opts...)
+			}
+			if errors.Is(err, signals.ErrDuplicateID) { // a resend of what the agent has
+				dup = true
+				return nil
+			}
+			return err
 		}
-		return err
-	})
+	}
+	tries, err := persist(ctx, send(signal))
+	if err == nil && d.rng.IntN(8) == 0 {
+		var again int
+		again, err = persist(ctx, send(d.rng.IntN(2) == 0))
+		tries += again
+	}
 	if err == nil {
 		d.led.accepted(d.id, id, sentMessage{op: s.op, content: s.content, signal: signal}, tries, dup)
 	}
