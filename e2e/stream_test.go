@@ -55,15 +55,20 @@ func (s *slowStreamer) Stream(ctx context.Context, _ llm.Request, emit func(llm.
 	return eventlog.AssistantMessage{Text: strings.Join(s.words, ""), FinishReason: eventlog.FinishStop}, nil
 }
 
-// collect follows an agent's tokens until it is idle again.
+// collect follows an agent's tokens until it is idle again; the stream
+// must not fail meanwhile.
 func collect(t *testing.T, ctx context.Context, h *agent.Handle) []agent.TokenEvent {
 	tctx, stop := context.WithCancel(ctx)
 	var got []agent.TokenEvent
+	var failed error
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		for ev, err := range h.Tokens(tctx) {
 			if err != nil {
+				if tctx.Err() == nil {
+					failed = err
+				}
 				return
 			}
 			got = append(got, ev)
@@ -73,6 +78,7 @@ func collect(t *testing.T, ctx context.Context, h *agent.Handle) []agent.TokenEv
 	require.NoError(t, err)
 	stop()
 	<-done
+	require.NoError(t, failed, "the token stream failed after %d events", len(got))
 	return got
 }
 
