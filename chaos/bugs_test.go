@@ -41,7 +41,7 @@ func skipKnownBug(t *testing.T, bug string) {
 func TestRawChildReportTwiceDoesNotFailParent(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	c := startCluster(ctx, t, runDir(t))
+	c := startCluster(ctx, t, runDir(t), false)
 	tc := dial(t, c.hostPort())
 	h := createAgent(ctx, t, tc, "bug-report-twice", signals.AgentOptions{Provider: scripted.Name,
 		Tools: []string{"echo", "slow", signals.SpawnTool}})
@@ -89,7 +89,7 @@ func TestRawChildReportTwiceDoesNotFailParent(t *testing.T) {
 func TestRawUpdateOverPayloadLimitDoesNotWedgeAgent(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	c := startCluster(ctx, t, runDir(t))
+	c := startCluster(ctx, t, runDir(t), false)
 	tc := dial(t, c.hostPort())
 	h := createAgent(ctx, t, tc, "bug-update-over-limit", signals.AgentOptions{Provider: scripted.Name,
 		Tools: []string{"echo", "slow"}})

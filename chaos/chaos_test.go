@@ -27,16 +27,32 @@ import (
 
 // TestChaos is the crash-and-abuse run (see the package doc). Its flags
 // size it; the defaults are the short run CI makes.
-func TestChaos(t *testing.T) {
+func TestChaos(t *testing.T) { runChaos(t, *flagBare) }
+
+// TestChaosWithoutSearchAttributes is the short run again with workers run
+// with --no-search-attributes, whose logs project from histories in which
+// a turn ending on a model's answer wrote nothing at all; TestChaos runs
+// it so with -chaos.no-search-attributes.
+func TestChaosWithoutSearchAttributes(t *testing.T) {
+	if *flagBare {
+		t.Skip("TestChaos runs without search attributes (-chaos.no-search-attributes)")
+	}
+	runChaos(t, true)
+}
+
+func runChaos(t *testing.T, bare bool) {
 	seed := *flagSeed
 	if seed == 0 {
 		seed = rand.Uint64()
 	}
 	fmt.Fprintf(os.Stderr, "chaos: seed %d (again: make chaos SEED=%d)\n", seed, seed)
+	if bare {
+		fmt.Fprintln(os.Stderr, "chaos: workers run with --no-search-attributes")
+	}
 	dir := runDir(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(*flagKills+*flagRestarts)*2**flagInterval+30*time.Minute)
 	defer cancel()
-	c := startCluster(ctx, t, dir)
+	c := startCluster(ctx, t, dir, bare)
 	fleetClient, floodClient := dial(t, c.hostPort()), dial(t, c.hostPort())
 
 	led, streams := newLedger(), newStreamTally()
@@ -87,10 +103,13 @@ func TestChaos(t *testing.T) {
 
 // startCluster starts the server on dir's database and a worker, both
 // stopped when t ends.
-func startCluster(ctx context.Context, t *testing.T, dir string) *cluster {
+func startCluster(ctx context.Context, t *testing.T, dir string, bare bool) *cluster {
 	c := &cluster{bin: os.Args[0], dir: dir, port: freePort(t), starts: map[string]int{}}
 	c.workerArgs = []string{"--address", c.hostPort(), "--namespace", "default", "--max-run-turns", "3",
 		"--max-run-events", "300", "--stream-addr", "127.0.0.1:0"}
+	if bare {
+		c.workerArgs = append(c.workerArgs, "--no-search-attributes")
+	}
 	t.Cleanup(c.stop)
 	sctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()

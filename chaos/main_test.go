@@ -22,6 +22,7 @@ var (
 	flagRound     = flag.Duration("chaos.round-timeout", 10*time.Minute, "a round of an agent taking longer fails the run")
 	flagKnownBugs = flag.Bool("chaos.known-bugs", false, "also send the flood attacks that trigger known bugs (see attack.bug)")
 	flagDir       = flag.String("chaos.dir", "", "run directory (default: a new temporary one, removed unless the run fails)")
+	flagBare      = flag.Bool("chaos.no-search-attributes", false, "run the workers with --no-search-attributes, where a turn that ends on a model's answer journals nothing")
 )
 
 func TestMain(m *testing.M) {
