@@ -28,7 +28,9 @@ type ListOptions struct {
 	Status eventlog.Status // idle or running
 	Model  string          // provider/model, as TetherModel holds it
 	Parent string          // the parent agent's ID
-	Turn   *int            // the last opened turn
+	// Parents, instead of Parent, matches the children of any of them.
+	Parents []string
+	Turn    *int // the last opened turn
 	// Waiting is what the agent waits for: approval, answer or wait.
 	Waiting string
 	// Closed includes agents that have ended (their last run only).
@@ -58,6 +60,9 @@ func (o ListOptions) Query() (string, error) {
 	if o.Status != "" && o.Status != eventlog.StatusIdle && o.Status != eventlog.StatusRunning {
 		return "", fmt.Errorf("%w: status %q: want idle or running", ErrBadFilter, o.Status)
 	}
+	if o.Parent != "" && len(o.Parents) > 0 {
+		return "", fmt.Errorf("%w: Parent and Parents: give one", ErrBadFilter)
+	}
 	terms := []string{"WorkflowType = " + quote(signals.AgentWorkflow)}
 	if o.Closed {
 		terms = append(terms, "ExecutionStatus != 'ContinuedAsNew'")
@@ -71,6 +76,13 @@ func (o ListOptions) Query() (string, error) {
 		if f.value != "" {
 			terms = append(terms, f.attr+" = "+quote(f.value))
 		}
+	}
+	if len(o.Parents) > 0 {
+		quoted := make([]string, len(o.Parents))
+		for i, p := range o.Parents {
+			quoted[i] = quote(p)
+		}
+		terms = append(terms, signals.AttrParent+" IN ("+strings.Join(quoted, ", ")+")")
 	}
 	if o.Turn != nil {
 		terms = append(terms, fmt.Sprintf("%s = %d", signals.AttrTurn, *o.Turn))

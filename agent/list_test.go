@@ -22,6 +22,8 @@ func TestListQueryFiltersByTetherAttributesWithQuotedValues(t *testing.T) {
 		{"every filter", ListOptions{Status: eventlog.StatusIdle, Model: "openai/gpt-4o-mini", Parent: "p1", Turn: &turn3},
 			base + " AND TetherStatus = 'idle' AND TetherModel = 'openai/gpt-4o-mini' AND TetherParent = 'p1' AND TetherTurn = 3"},
 		{"turn zero is a filter", ListOptions{Turn: &turn0}, base + " AND TetherTurn = 0"},
+		{"the children of several parents", ListOptions{Parents: []string{"p1", "p'2"}},
+			base + ` AND TetherParent IN ('p1', 'p\'2')`},
 		{"a quote cannot end the literal", ListOptions{Parent: "x' OR WorkflowType = 'tether.Agent"},
 			base + ` AND TetherParent = 'x\' OR WorkflowType = \'tether.Agent'`},
 		{"a backslash cannot escape the closing quote", ListOptions{Model: `m\`},
@@ -38,5 +40,10 @@ func TestListQueryFiltersByTetherAttributesWithQuotedValues(t *testing.T) {
 
 func TestListQueryRejectsAnUnknownStatus(t *testing.T) {
 	_, err := ListOptions{Status: "idle' OR 1=1"}.Query()
+	require.ErrorIs(t, err, ErrBadFilter)
+}
+
+func TestListQueryRejectsParentWithParents(t *testing.T) {
+	_, err := ListOptions{Parent: "p1", Parents: []string{"p2"}}.Query()
 	require.ErrorIs(t, err, ErrBadFilter)
 }

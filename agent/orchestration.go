@@ -3,6 +3,8 @@ package agent
 import (
 	"context"
 	"fmt"
+	"slices"
+	"sync"
 
 	"github.com/tetherdev/tether/eventlog"
 	"github.com/tetherdev/tether/signals"
@@ -59,39 +61,72 @@ type Node struct {
 
 // Tree reads the tree of agents under root: every agent whose TetherParent
 // names an agent of the tree, with its status, turn, model and usage. An
-// agent that has ended is listed with what visibility last recorded.
+// agent that has ended is listed with what visibility last recorded. Each
+// level of the tree is one visibility query (per treeParents parents), and
+// the agents are asked for their status treeQueries at a time. An agent
+// already in the tree is not listed again, so a forged TetherParent cannot
+// make it loop.
 func (r *Client) Tree(ctx context.Context, root string) (*Node, error) {
 	h, err := r.Attach(ctx, root)
 	if err != nil && h == nil {
 		return nil, err
 	}
 	top := &Node{Summary: Summary{ID: root}}
-	queue := []*Node{top}
-	for len(queue) > 0 {
-		n := queue[0]
-		queue = queue[1:]
-		r.fill(ctx, n)
-		kids, _, err := r.List(ctx, ListOptions{Parent: n.ID, Closed: true, Limit: maxTreeChildren})
-		if err != nil {
-			return top, fmt.Errorf("tree of %s: %w", root, err)
+	all, seen := []*Node{top}, map[string]bool{root: true}
+	for level := []*Node{top}; len(level) > 0; {
+		var next []*Node
+		for batch := range slices.Chunk(level, treeParents) {
+			byID := map[string]*Node{}
+			ids := make([]string, len(batch))
+			for i, n := range batch {
+				byID[n.ID], ids[i] = n, n.ID
+			}
+			kids, _, err := r.List(ctx, ListOptions{Parents: ids, Closed: true, Limit: maxTreeChildren})
+			if err != nil {
+				r.fill(ctx, all)
+				return top, fmt.Errorf("tree of %s: %w", root, err)
+			}
+			for _, k := range kids {
+				parent := byID[k.Parent]
+				if parent == nil || seen[k.ID] {
+					continue
+				}
+				seen[k.ID] = true
+				c := &Node{Summary: k}
+				parent.Children = append(parent.Children, c)
+				next = append(next, c)
+			}
 		}
-		for _, k := range kids {
-			c := &Node{Summary: k}
-			n.Children = append(n.Children, c)
-			queue = append(queue, c)
-		}
+		all = append(all, next...)
+		level = next
 	}
+	r.fill(ctx, all)
 	return top, nil
 }
 
-// maxTreeChildren bounds the children read of one agent.
-const maxTreeChildren = 1000
+// Bounds of Tree: the children read of one level's batch of parents, the
+// parents one query names, the status queries in flight.
+const (
+	maxTreeChildren = 1000
+	treeParents     = 100
+	treeQueries     = 4
+)
 
-// fill completes a node with its status and usage when it still answers.
-func (r *Client) fill(ctx context.Context, n *Node) {
-	st, err := r.handle(n.ID, "").Status(ctx)
-	if err != nil {
-		return
+// fill completes the nodes that still answer with their status and usage,
+// treeQueries at a time.
+func (r *Client) fill(ctx context.Context, nodes []*Node) {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, treeQueries)
+	for _, n := range nodes {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			st, err := r.handle(n.ID, "").Status(ctx)
+			if err != nil {
+				return
+			}
+			n.Usage, n.Status, n.Turn = st.Usage, string(st.Status), st.Turn
+		})
 	}
-	n.Usage, n.Status, n.Turn = st.Usage, string(st.Status), st.Turn
+	wg.Wait()
 }
