@@ -26,21 +26,12 @@ import (
 )
 
 // TestChaos is the crash-and-abuse run (see the package doc). Its flags
-// size it; the defaults are the short run CI makes.
-func TestChaos(t *testing.T) { runChaos(t, *flagBare) }
-
-// TestChaosWithoutSearchAttributes is the short run again with workers run
-// with --no-search-attributes, whose logs project from histories in which
-// a turn ending on a model's answer wrote nothing at all; TestChaos runs
-// it so with -chaos.no-search-attributes.
-func TestChaosWithoutSearchAttributes(t *testing.T) {
-	if *flagBare {
-		t.Skip("TestChaos runs without search attributes (-chaos.no-search-attributes)")
-	}
-	runChaos(t, true)
-}
-
-func runChaos(t *testing.T, bare bool) {
+// size it; the defaults are the short run CI makes. With
+// -chaos.no-search-attributes its workers write no search attributes, so
+// their logs project from histories in which a turn ending on a model's
+// answer wrote nothing at all.
+func TestChaos(t *testing.T) {
+	bare := *flagBare
 	seed := *flagSeed
 	if seed == 0 {
 		seed = rand.Uint64()
