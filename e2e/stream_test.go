@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/activity"
 
@@ -158,12 +159,17 @@ func TestAFollowerSeesEveryChunkOfEveryQuickModelCall(t *testing.T) {
 	defer stop()
 	var mu sync.Mutex
 	var got []agent.TokenEvent
+	var failed error
 	go func() {
 		for ev, err := range h.Tokens(tctx) {
+			mu.Lock()
 			if err != nil {
+				if tctx.Err() == nil {
+					failed = err
+				}
+				mu.Unlock()
 				return
 			}
-			mu.Lock()
 			got = append(got, ev)
 			mu.Unlock()
 		}
@@ -178,7 +184,7 @@ func TestAFollowerSeesEveryChunkOfEveryQuickModelCall(t *testing.T) {
 	_, evs := logOf(t, ctx, h)
 	answers := ofType[eventlog.AssistantMessage](evs)
 	require.Len(t, answers, 2*turns)
-	require.Eventually(t, func() bool {
+	complete := assert.Eventually(t, func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		n := 0
@@ -187,8 +193,13 @@ func TestAFollowerSeesEveryChunkOfEveryQuickModelCall(t *testing.T) {
 				n++
 			}
 		}
-		return n == len(answers)
+		return n == len(answers) || failed != nil
 	}, 10*time.Second, 5*time.Millisecond, "a done for every model call")
+	mu.Lock()
+	streamErr := failed
+	mu.Unlock()
+	require.NoError(t, streamErr, "the token stream failed")
+	require.True(t, complete)
 	stop()
 
 	mu.Lock()
