@@ -52,7 +52,8 @@ func WithStreamClient(hc *http.Client) Option {
 // WithoutSearchAttributes starts agents without Tether's search
 // attributes, for a namespace that has none registered: with workers run
 // with --no-search-attributes (workflows.Config.NoSearchAttributes), which
-// write none either. List and Tree, which read them, then find nothing.
+// write none either. List, which reads them, then finds none of these
+// agents, and Tree none of their children.
 func WithoutSearchAttributes() Option {
 	return func(r *Client) { r.noAttrs = true }
 }

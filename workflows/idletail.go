@@ -14,8 +14,8 @@ import (
 // workflow task stands for it, and projection derives its events. One
 // event and ~300 bytes less history every such turn. A run that writes no
 // search attributes (runConfig.BareTail) writes nothing at all for it: the
-// workflow task that took the answer, carried no journal and started no
-// timer or activity stands for it.
+// workflow task that took the answer (one asking for no tool, with nothing
+// journaled since the call's input) and carried no journal stands for it.
 func (r *run) writeJournal(ctx workflow.Context, j signals.Journal) {
 	if !r.plainIdleTail(ctx, j) {
 		r.journal(ctx, j)
