@@ -44,6 +44,15 @@ type sendOptions struct {
 // agent) come back as typed errors. It costs more history events than the
 // default signal, which the client validates before sending and which the
 // server accepts durably at once, even while no worker runs.
+//
+// Transient failures (a workflow task that keeps failing, a run continuing
+// as new, an overloaded or unreachable server, one attempt timing out) are
+// retried under the same message ID with backoff (50 ms doubling to 2 s)
+// until the message is known delivered or refused, within ctx's deadline
+// (one minute when ctx has none). A duplicate answer to a retry means an
+// earlier attempt delivered it: the call succeeds, with Seq -1 (unknown).
+// When the deadline ends first, the error is a *DeliveryUnknownError
+// (errors.Is ErrDeliveryUnknown) naming the message ID to send again with.
 func Acknowledged() SendOption { return func(o *sendOptions) { o.ack = true } }
 
 // WithMessageID sends the message under id, chosen by the caller, instead
@@ -114,7 +123,7 @@ func (h *Handle) send(ctx context.Context, content string, list eventlog.List, w
 		return signals.Ack{}, err
 	}
 	if o.ack {
-		return update(ctx, h, signals.SendUpdate, string(s.ID), s)
+		return deliver(ctx, h, signals.SendUpdate, s.ID, s)
 	}
 	return signals.Ack{MessageID: s.ID, Seq: -1}, signal(ctx, h, signals.SendSignal, s)
 }
@@ -133,7 +142,7 @@ func (h *Handle) message(ctx context.Context, sig signals.Signal[signals.Message
 		return signals.Ack{}, err
 	}
 	if o.ack {
-		return update(ctx, h, upd, string(m.ID), m)
+		return deliver(ctx, h, upd, m.ID, m)
 	}
 	return signals.Ack{MessageID: m.ID, Seq: -1}, signal(ctx, h, sig, m)
 }
@@ -271,6 +280,15 @@ func (h *Handle) logOf(ctx context.Context, runID string, from int64) ([]eventlo
 }
 
 func update[In, Out any](ctx context.Context, h *Handle, u signals.Update[In, Out], id string, in In) (Out, error) {
+	out, err := updateOnce(ctx, h, u, id, in)
+	if err != nil {
+		return out, h.mapErr(ctx, u.Name, err)
+	}
+	return out, nil
+}
+
+// updateOnce sends u once and waits for its outcome; errors are Temporal's.
+func updateOnce[In, Out any](ctx context.Context, h *Handle, u signals.Update[In, Out], id string, in In) (Out, error) {
 	var out Out
 	handle, err := h.c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID: h.ID, UpdateID: id, UpdateName: u.Name, Args: []any{in},
@@ -279,10 +297,7 @@ func update[In, Out any](ctx context.Context, h *Handle, u signals.Update[In, Ou
 	if err == nil {
 		err = handle.Get(ctx, &out)
 	}
-	if err != nil {
-		return out, h.mapErr(ctx, u.Name, err)
-	}
-	return out, nil
+	return out, err
 }
 
 func signal[T any](ctx context.Context, h *Handle, s signals.Signal[T], in T) error {

@@ -1,0 +1,149 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/signals"
+)
+
+// ErrDeliveryUnknown marks an acknowledged send whose outcome the client
+// could not learn before the caller's deadline: the message may or may not
+// be in the agent's inbox. Sending it again with the same message ID
+// (WithMessageID, DeliveryUnknownError.MessageID) is safe.
+var ErrDeliveryUnknown = errors.New("delivery unknown")
+
+// DeliveryUnknownError is an acknowledged send that met only transient
+// failures (a failed workflow task, a run continuing as new, an overloaded
+// or unreachable server, an attempt that timed out) until the caller's
+// deadline ended. It matches ErrDeliveryUnknown and unwraps to the last
+// attempt's error.
+type DeliveryUnknownError struct {
+	MessageID eventlog.MessageID
+	Attempts  int
+	Err       error
+}
+
+func (e *DeliveryUnknownError) Error() string {
+	return fmt.Sprintf("%s: message %s after %d attempts (send it again with this message ID: it is delivered at most once): %v",
+		ErrDeliveryUnknown, e.MessageID, e.Attempts, e.Err)
+}
+
+func (e *DeliveryUnknownError) Unwrap() error { return e.Err }
+
+// Is matches ErrDeliveryUnknown.
+func (e *DeliveryUnknownError) Is(target error) bool { return target == ErrDeliveryUnknown }
+
+// Bounds of an acknowledged send's retries: the backoff between attempts,
+// and how long it tries when the caller's ctx has no deadline.
+const (
+	minResend     = 50 * time.Millisecond
+	maxResend     = 2 * time.Second
+	deliveryLimit = time.Minute
+)
+
+// deliver sends a message as an acknowledged update, again and again under
+// the same message ID while the server answers with a transient failure,
+// until it is known delivered or refused or ctx ends. Temporal answers a
+// repeated update ID from the run that took it, and the agent refuses an ID
+// it already accepted (signals.ErrDuplicateID), so no attempt delivers the
+// message twice; a duplicate after an attempt whose outcome was unknown is
+// that attempt's delivery, reported as success with Seq -1 (unknown).
+func deliver[In any](ctx context.Context, h *Handle, u signals.Update[In, signals.Ack], id eventlog.MessageID, in In) (signals.Ack, error) {
+	ctx, cancel := deliveryContext(ctx)
+	defer cancel()
+	unknown := signals.Ack{MessageID: id, Seq: -1}
+	for attempt, pause := 1, minResend; ; attempt, pause = attempt+1, min(2*pause, maxResend) {
+		ack, err := updateOnce(ctx, h, u, string(id), in)
+		switch {
+		case err == nil:
+			return ack, nil
+		case attempt > 1 && isDuplicate(err):
+			return unknown, nil
+		case !transient(err) && !timedOut(err):
+			return ack, h.mapErr(ctx, u.Name, err)
+		}
+		if ctx.Err() != nil || pauseFor(ctx, pause) != nil {
+			return unknown, &DeliveryUnknownError{MessageID: id, Attempts: attempt, Err: fmt.Errorf("%s agent %s: %w", u.Name, h.ID, err)}
+		}
+	}
+}
+
+// deliveryContext bounds a delivery by deliveryLimit when ctx has no
+// deadline of its own.
+func deliveryContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, deliveryLimit)
+}
+
+// pauseFor waits d; it fails when ctx ends first.
+func pauseFor(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// isDuplicate reports the workflow's refusal of a message ID it accepted.
+func isDuplicate(err error) bool {
+	var app *temporal.ApplicationError
+	return errors.As(err, &app) && errors.Is(signals.RejectionError(app.Type()), signals.ErrDuplicateID)
+}
+
+// acceptedThenClosed is the server's failure of an update the run accepted
+// but closed (continued as new) before completing: the next run answers a
+// resend.
+const acceptedThenClosed = "AcceptedUpdateCompletedWorkflow"
+
+// transient reports a failure after which the same update may succeed: the
+// server refusing updates while the run's workflow task keeps failing
+// (WorkflowNotReady), a run closing to continue as new or a busy server
+// (ResourceExhausted, but for a message too large to send), an unreachable
+// server (Unavailable, Aborted), and an update accepted by a run that then
+// continued as new.
+func transient(err error) bool {
+	var (
+		wnr *serviceerror.WorkflowNotReady
+		re  *serviceerror.ResourceExhausted
+		un  *serviceerror.Unavailable
+		ab  *serviceerror.Aborted
+		app *temporal.ApplicationError
+	)
+	switch {
+	case errors.As(err, &wnr), errors.As(err, &un), errors.As(err, &ab):
+		return true
+	case errors.As(err, &re):
+		return !strings.Contains(re.Message, "message larger than max")
+	case errors.As(err, &app):
+		return app.Type() == acceptedThenClosed
+	}
+	return false
+}
+
+// timedOut reports an attempt that ran out of time or was canceled: by
+// the caller's ctx (deliver then stops) or by a deadline of its own (the
+// server's, or the SDK's bound on one long poll), after which it tries
+// again.
+func timedOut(err error) bool {
+	var (
+		de *serviceerror.DeadlineExceeded
+		ca *serviceerror.Canceled
+		to *client.WorkflowUpdateServiceTimeoutOrCanceledError
+	)
+	return errors.As(err, &de) || errors.As(err, &ca) || errors.As(err, &to) ||
+		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)
+}
