@@ -18,7 +18,11 @@
 // server the worker's environment beyond InheritedEnv and what the config
 // file names, and never take a header's value from the config file.
 //
-// Invariants: every tools/call carries the call's idempotency key in its
+// Invariants: on Linux a stdio server leads a process group of its own,
+// killed once its session ends, and gets SIGKILL when the worker dies,
+// however it dies: every server is started from one OS thread that lives
+// as long as the worker, since the parent-death signal follows the thread
+// that forked. Every tools/call carries the call's idempotency key in its
 // _meta (IdempotencyKeyMeta); a listing holds at most
 // signals.MaxMCPToolsPerServer tools, none with a schema over
 // signals.MaxMCPInputSchema or a description over signals.MaxMCPDescription;

@@ -30,6 +30,9 @@ import (
 var serverBin string
 
 func TestMain(m *testing.M) {
+	if bin := os.Getenv(workerEnv); bin != "" {
+		os.Exit(worker(bin, os.Getenv(workerStateEnv)))
+	}
 	dir, err := os.MkdirTemp("", "mcpserver")
 	if err != nil {
 		panic(err)

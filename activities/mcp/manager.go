@@ -14,7 +14,8 @@ import (
 )
 
 // StopWait is how long Close lets a stdio server exit after closing its
-// stdin before it is terminated (SIGTERM, then SIGKILL after as long again).
+// stdin before it is terminated (SIGTERM, then SIGKILL after as long
+// again); then, on Linux, what is left of its process group is killed.
 const StopWait = 2 * time.Second
 
 // errClosed fails calls on a Manager that was closed.
@@ -147,7 +148,7 @@ func (m *Manager) transport(srv Server) sdk.Transport {
 		cmd.Env = []string{} // nil would mean the worker's whole environment
 	}
 	cmd.Stderr = &stderrLog{log: m.log, server: srv.Name}
-	return &sdk.CommandTransport{Command: cmd, TerminateDuration: StopWait}
+	return newStdio(cmd)
 }
 
 // drop forgets the session of server if it is still s and closes it, so

@@ -3,7 +3,9 @@
 // -http ADDR (printing "url <URL>" once it listens). -state names a
 // directory where its tools leave what tests check: notes, the
 // idempotency keys calls carried, the marker of a crash. -crash-on-list
-// makes it exit when asked for its tools.
+// makes it exit when asked for its tools; -big N adds N tools whose input
+// schemas are just within Tether's bound. -idle makes it no server but a
+// process that only waits, as the child the spawn tool starts.
 package main
 
 import (
@@ -15,8 +17,10 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -32,13 +36,24 @@ func main() {
 	header := flag.String("require-header", "", `"Name: value" every HTTP request must carry`)
 	many := flag.Int("many", 0, "add this many extra read-only tools")
 	crashOnList := flag.Bool("crash-on-list", false, "exit when asked for the tools, as a server that breaks at listing")
+	big := flag.Int("big", 0, "add this many extra tools with schemas just within the bound")
+	idle := flag.Bool("idle", false, "only wait, an hour at most: the child spawn starts")
 	flag.Parse()
+	if *idle {
+		time.Sleep(time.Hour)
+		return
+	}
 	s := newServer(*state, *many)
+	for i := range *big {
+		add(s, fmt.Sprintf("big%03d", i), "A tool with a big schema.", &mcp.ToolAnnotations{ReadOnlyHint: true}, bigSchema(), echoNothing)
+	}
 	if *crashOnList {
 		s.AddReceivingMiddleware(exitOn("tools/list"))
 	}
 	if *addr == "" {
-		if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		err := s.Run(context.Background(), &mcp.StdioTransport{})
+		working.Wait() // as a server that finishes its calls before it exits
+		if err != nil {
 			log.Fatal(err)
 		}
 		return
@@ -96,6 +111,7 @@ func newServer(state string, many int) *mcp.Server {
 	s.add("rpc_error", "Answer with a JSON-RPC error.", nil, objectSchema, rpcError)
 	s.add("crash", "Exit the server, unless it crashed here before.", nil, objectSchema, s.crash)
 	s.add("sleep", "Sleep for ms milliseconds.", &mcp.ToolAnnotations{ReadOnlyHint: true}, sleepSchema, sleep)
+	s.add("work", "Work for ms milliseconds, to the end even if the client is gone.", &mcp.ToolAnnotations{ReadOnlyHint: true}, sleepSchema, work)
 	s.add("record_key", "Record the idempotency key of the call.", nil, objectSchema, s.recordKey)
 	s.add("getenv", "The value of the environment variable text.", &mcp.ToolAnnotations{ReadOnlyHint: true}, textSchema, getenv)
 	s.add("pid", "The server's process ID.", &mcp.ToolAnnotations{ReadOnlyHint: true}, objectSchema, pid)
@@ -105,6 +121,9 @@ func newServer(state string, many int) *mcp.Server {
 	s.add("huge_description", strings.Repeat("d", 5000), &mcp.ToolAnnotations{ReadOnlyHint: true}, objectSchema, echoNothing)
 	s.add("huge_schema", "A schema over the bound.", &mcp.ToolAnnotations{ReadOnlyHint: true}, hugeSchema(), echoNothing)
 	s.add("grow", "Add the tool extra to the list.", nil, objectSchema, s.grow)
+	s.add("crash_always", "Exit the server, every time.", nil, objectSchema, crashAlways)
+	s.add("spawn", "Start a child process and answer its process ID.", nil, objectSchema, spawn)
+	s.add("media", "An image, and the same as structured content, as a file server reads media.", &mcp.ToolAnnotations{ReadOnlyHint: true}, objectSchema, media)
 	for i := range many {
 		s.add(fmt.Sprintf("t%03d", i), "An extra tool.", &mcp.ToolAnnotations{ReadOnlyHint: true}, objectSchema, echoNothing)
 	}
@@ -126,7 +145,17 @@ func hugeSchema() json.RawMessage {
 	return b
 }
 
+// bigSchema is an input schema of just under 16 KiB, Tether's bound.
+func bigSchema() json.RawMessage {
+	b, _ := json.Marshal(map[string]any{"type": "object", "description": strings.Repeat("s", 16<<10-64)})
+	return b
+}
+
 func (s *server) add(name, desc string, ann *mcp.ToolAnnotations, schema json.RawMessage, h mcp.ToolHandler) {
+	add(s.Server, name, desc, ann, schema, h)
+}
+
+func add(s *mcp.Server, name, desc string, ann *mcp.ToolAnnotations, schema json.RawMessage, h mcp.ToolHandler) {
 	s.AddTool(&mcp.Tool{Name: name, Description: desc, Annotations: ann, InputSchema: schema}, h)
 }
 
@@ -187,6 +216,48 @@ func (s *server) crash(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallTo
 	}
 	os.Exit(3)
 	return nil, nil
+}
+
+func crashAlways(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	os.Exit(5)
+	return nil, nil
+}
+
+// spawn starts this program again with -idle, as a server that runs
+// helpers of its own, and answers the child's process ID.
+func spawn(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	child := exec.Command(self, "-idle")
+	if err := child.Start(); err != nil {
+		return nil, err
+	}
+	go func() { _ = child.Wait() }()
+	return text(fmt.Sprint(child.Process.Pid)), nil
+}
+
+// media answers as the filesystem server's read_media_file does: image
+// content, and the same as structured content.
+func media(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	png := make([]byte, 200<<10)
+	img := &mcp.ImageContent{Data: png, MIMEType: "image/png"}
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{img},
+		StructuredContent: map[string]any{"content": []any{map[string]any{"type": "image", "data": png, "mimeType": "image/png"}}},
+	}, nil
+}
+
+// working counts the calls of work still running: the server exits only
+// once they are done.
+var working sync.WaitGroup
+
+func work(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	working.Add(1)
+	defer working.Done()
+	time.Sleep(time.Duration(args(req).MS) * time.Millisecond)
+	return text("worked"), nil
 }
 
 func sleep(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
