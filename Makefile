@@ -39,12 +39,17 @@ FUZZTIME ?= 5s
 FUZZ_TARGETS = FuzzDecode:./eventlog FuzzJournalUnmarshal:./signals FuzzValidate:./signals \
 	FuzzArguments:./activities/tools FuzzSchema:./activities/tools FuzzReadStream:./agent
 
+# The loop's property tests (loop/property_test.go) run 100 sequences in
+# `unit`; here RAPID_CHECKS of them.
+RAPID_CHECKS ?= 2000
+
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		name=$${t%%:*}; pkg=$${t#*:}; \
 		echo "$(GO) test -run '^\$$' -fuzz '^$$name\$$' -fuzztime $(FUZZTIME) $$pkg"; \
 		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 	done
+	$(GO) test -count=1 -run 'Property' ./loop/ -rapid.checks=$(RAPID_CHECKS)
 
 # The figures in bench/README.md: a quarter of an hour; bench-long adds
 # the 10,000-turn agent (~18 minutes).
