@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/tetherdev/tether/activities/llm"
@@ -26,15 +27,34 @@ type MCPCaller interface {
 // ErrMCPUnavailable is the ApplicationError type of a tool call whose MCP
 // server could not answer it (its process exited, its connection broke):
 // a fault, retried without counting against the call's attempts, like a
-// worker that died. The model never sees it, unless the faults outlast
-// the call's deadline.
+// worker that died. The model never sees it: after MaxMCPFaults faulted
+// attempts of one call it reads an error result saying so instead.
 const ErrMCPUnavailable = "tether.MCPUnavailable"
 
-// mcpFault marks an MCPCaller's error: a fault of the server, not the
-// call's own failure.
-type mcpFault struct{ err error }
+// MaxMCPFaults bounds the faulted attempts of one MCP call. A server that
+// breaks on every call of a tool (it crashes on these arguments) would
+// otherwise be retried as a fault until the call's deadline, an hour,
+// with the model and the agent's status showing nothing but a running
+// call. At the bound the model gets an error result that says so.
+const MaxMCPFaults = 3
 
-func (f mcpFault) Error() string { return f.err.Error() }
+// mcpFault marks an MCPCaller's error: a fault of the server, not the
+// call's own failure. n counts the call's faulted attempts, this one
+// included; it is zero in a local activity, whose retry policy bounds
+// its attempts.
+type mcpFault struct {
+	err error
+	n   int32
+}
+
+func (f mcpFault) Error() string {
+	if f.n == 0 {
+		return f.err.Error()
+	}
+	return fmt.Sprintf("%v (fault %d of %d of this call: retried; at %d the model is told the call failed)",
+		f.err, f.n, MaxMCPFaults, MaxMCPFaults)
+}
+
 func (f mcpFault) Unwrap() error { return f.err }
 
 // dispatch runs the call on the MCP server in.MCP names, or the worker's
@@ -47,10 +67,34 @@ func (t *Tool) dispatch(ctx context.Context, in signals.ToolInput, call tools.Ca
 		return tools.Result{Content: fmt.Sprintf("MCP server %q is not configured on this worker", in.MCP.Server), IsError: true}, nil
 	}
 	res, err := t.MCP.CallMCP(ctx, *in.MCP, call)
-	if err != nil {
-		return res, mcpFault{err}
+	if err == nil {
+		return res, nil
 	}
-	return res, nil
+	n := faultedAttempts(ctx)
+	if n >= MaxMCPFaults && ctx.Err() == nil {
+		return tools.Result{Content: faultsResult(*in.MCP, n, err), IsError: true}, nil
+	}
+	return res, mcpFault{err, n}
+}
+
+// faultedAttempts counts the attempts of the call that ended in a fault,
+// this one included: every attempt but those that failed on the call's
+// own account. An attempt lost with its worker counts: it did not finish
+// either. Zero in a local activity.
+func faultedAttempts(ctx context.Context) int32 {
+	info := activity.GetInfo(ctx)
+	if info.IsLocalActivity {
+		return 0
+	}
+	return max(info.Attempt-priorFailures(ctx), 1)
+}
+
+// faultsResult is what the model reads of a call its server broke off
+// n times.
+func faultsResult(tool signals.MCPGrant, n int32, last error) string {
+	return tools.Truncate(fmt.Sprintf("MCP server %q crashed or lost its connection on tool %q %d times in a row, "+
+		"each time before it answered, so the call was given up: it may have run in part, and calling it "+
+		"again the same way will likely fail the same way. The last time: %v", tool.Server, tool.Tool, n, last), MaxErrorBytes)
 }
 
 // MCPListings is the optional capability of a ConversationReader, found by

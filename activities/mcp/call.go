@@ -50,7 +50,7 @@ func (c *Caller) CallMCP(ctx context.Context, tool signals.MCPGrant, call tools.
 		return c.refused(tool, r), nil
 	}
 	if err != nil {
-		return tools.Result{}, err
+		return tools.Result{}, redacted{err}
 	}
 	res, err := s.CallTool(ctx, &sdk.CallToolParams{
 		Meta: sdk.Meta{IdempotencyKeyMeta: call.IdempotencyKey}, Name: tool.Tool, Arguments: args,
@@ -61,13 +61,24 @@ func (c *Caller) CallMCP(ctx context.Context, tool signals.MCPGrant, call tools.
 	if r, ok := refused(err); ok {
 		return c.refused(tool, r), nil
 	}
-	if err != nil {
-		if broken(ctx, err) {
-			c.Sessions.drop(tool.Server, s)
-		}
+	if err != nil && ctx.Err() != nil {
 		return tools.Result{}, fmt.Errorf("call tool %q of MCP server %q: %w", tool.Tool, tool.Server, redacted{err})
 	}
+	if err != nil {
+		c.Sessions.drop(tool.Server, s) // a fault: answers and refusals went above
+		return tools.Result{}, c.fault(tool, err)
+	}
 	return c.result(res), nil
+}
+
+// fault says why a call got no answer, for the operator who reads the
+// attempt's failure.
+func (c *Caller) fault(tool signals.MCPGrant, err error) error {
+	why := "its connection broke or it answered an HTTP error"
+	if c.Sessions.servers[tool.Server].URL == "" {
+		why = "its process exited or closed its output (what it wrote to stderr is in the worker's log)"
+	}
+	return fmt.Errorf("call tool %q of MCP server %q: no answer: %s: %w", tool.Tool, tool.Server, why, redacted{err})
 }
 
 // objectArguments checks that args is a JSON object; none is {}.
