@@ -50,7 +50,7 @@ type pshell struct {
 	resentPending bool                        // an accepted resend of a pending ID failed the loop
 	lateReport    bool                        // a turn report came after its child's end or close
 	pastWindow    map[eventlog.MessageID]bool // inserted again after a flood pushed it out of the window
-	insertedAt    map[eventlog.MessageID]int  // floods before the ID's last insert
+	insertedAt    map[eventlog.MessageID]int  // floods before the ID last entered the window
 	endSeen       map[string]bool
 	hit           string // the open finding a sequence ran into: it stops there
 	seq           int    // for IDs the shell makes up (decisions, floods)
@@ -160,6 +160,15 @@ func holds(st eventlog.State, id eventlog.MessageID) bool {
 	return pending || scheduled
 }
 
+// accepted notes that id entered the dedupe window, and whether it had
+// entered before a flood pushed it out.
+func (s *pshell) accepted(id eventlog.MessageID) {
+	if n, ok := s.insertedAt[id]; ok && n < s.floods {
+		s.pastWindow[id] = true
+	}
+	s.insertedAt[id] = s.floods
+}
+
 // absorb folds recorded envelopes into the shell's own state, from their
 // JSON, and counts claims and tokens.
 func (s *pshell) absorb(envs []eventlog.Envelope) {
@@ -181,11 +190,12 @@ func (s *pshell) absorb(envs []eventlog.Envelope) {
 			continue
 		}
 		switch e := e.(type) {
+		case eventlog.MessageScheduled:
+			s.accepted(e.MessageID)
 		case eventlog.InboxInserted:
-			if n, ok := s.insertedAt[e.MessageID]; ok && n < s.floods {
-				s.pastWindow[e.MessageID] = true
+			if e.From == nil || e.From.Kind != eventlog.ByTimer { // a timer's is the scheduled one's
+				s.accepted(e.MessageID)
 			}
-			s.insertedAt[e.MessageID] = s.floods
 		case eventlog.InboxClaimed:
 			s.claims[e.MessageID]++
 		case eventlog.AssistantMessage:
