@@ -14,7 +14,9 @@
 // why, and the worker logs it), never show the model a fault of a
 // server's process or connection (the attempt fails and is retried; only
 // what the server answered reaches the model, an HTTP server's 401 or 403
-// included, since no retry mends refused credentials), never give a stdio
+// included, since no retry mends refused credentials, and the tool
+// activity's error result once a call has faulted
+// activities.MaxMCPFaults times), never give a stdio
 // server the worker's environment beyond InheritedEnv and what the config
 // file names, and never take a header's value from the config file.
 //
