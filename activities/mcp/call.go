@@ -118,44 +118,45 @@ func (c *Caller) bound(r tools.Result) tools.Result {
 	return r
 }
 
-// Text is what the model reads of a result: its text content, joined by
-// newlines, with other content summarized ("[image image/png, 12 KB]");
-// the structured content, as JSON, when there is no text.
+// Text is what the model reads of a result: its content, joined by
+// newlines, text as it is and the rest summarized ("[image image/png,
+// 12 KB]"); the structured content, as JSON, only when there is no
+// content at all. A server that sends both means them as the same (the
+// spec asks for a serialization of the structured content in its
+// content), and the structured copy of an image holds its base64: a
+// 200 KB image would reach history and every prompt as 270 KB of text.
 func Text(res *sdk.CallToolResult) string {
-	var parts []string
-	hasText := false
-	for _, c := range res.Content {
-		s, isText := describe(c)
-		parts = append(parts, s)
-		hasText = hasText || isText
-	}
-	if !hasText && res.StructuredContent != nil {
+	if len(res.Content) == 0 && res.StructuredContent != nil {
 		if b, err := json.Marshal(res.StructuredContent); err == nil {
-			parts = append([]string{string(b)}, parts...)
+			return string(b)
 		}
+	}
+	parts := make([]string, 0, len(res.Content))
+	for _, c := range res.Content {
+		parts = append(parts, describe(c))
 	}
 	return strings.Join(parts, "\n")
 }
 
-// describe renders one content item; isText is false for a summary.
-func describe(c sdk.Content) (s string, isText bool) {
+// describe renders one content item: text as it is, the rest summarized.
+func describe(c sdk.Content) string {
 	switch c := c.(type) {
 	case *sdk.TextContent:
-		return c.Text, true
+		return c.Text
 	case *sdk.ImageContent:
-		return fmt.Sprintf("[image %s, %s]", c.MIMEType, size(len(c.Data))), false
+		return fmt.Sprintf("[image %s, %s]", c.MIMEType, size(len(c.Data)))
 	case *sdk.AudioContent:
-		return fmt.Sprintf("[audio %s, %s]", c.MIMEType, size(len(c.Data))), false
+		return fmt.Sprintf("[audio %s, %s]", c.MIMEType, size(len(c.Data)))
 	case *sdk.ResourceLink:
-		return fmt.Sprintf("[resource link %s %s]", c.Name, c.URI), false
+		return fmt.Sprintf("[resource link %s %s]", c.Name, c.URI)
 	case *sdk.EmbeddedResource:
 		if r := c.Resource; r != nil && r.Blob == nil {
-			return r.Text, true
+			return r.Text
 		} else if r != nil {
-			return fmt.Sprintf("[resource %s %s, %s]", r.URI, r.MIMEType, size(len(r.Blob))), false
+			return fmt.Sprintf("[resource %s %s, %s]", r.URI, r.MIMEType, size(len(r.Blob)))
 		}
 	}
-	return fmt.Sprintf("[%T content]", c), false
+	return fmt.Sprintf("[%T content]", c)
 }
 
 // size says n bytes the way a person would.

@@ -82,11 +82,13 @@ func TestACallReturnsTheToolsTextContent(t *testing.T) {
 	})
 }
 
-func TestOtherContentIsSummarizedAndStructuredContentReadWhenThereIsNoText(t *testing.T) {
+func TestOtherContentIsSummarizedAndStructuredContentReadOnlyWhenThereIsNoContent(t *testing.T) {
 	transports(t, func(t *testing.T, f *fixture) {
 		m := f.manager()
 		require.Equal(t, "a red square\n[image image/png, 12 KB]", mustRun(t, m, "picture", `{}`).Content)
 		require.JSONEq(t, `{"temperature":21,"unit":"C"}`, mustRun(t, m, "structured", `{}`).Content)
+		require.Equal(t, "[image image/png, 200 KB]", mustRun(t, m, "media", `{}`).Content,
+			"an image stays a summary though its structured copy holds its base64")
 	})
 }
 
