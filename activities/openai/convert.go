@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/param"
@@ -59,12 +60,31 @@ func toMessages(msgs []eventlog.Message) ([]openai.ChatCompletionMessageParamUni
 		case eventlog.RoleAssistant:
 			out = append(out, assistantMessage(m))
 		case eventlog.RoleTool:
-			out = append(out, openai.ToolMessage(m.Content, m.ToolCallID))
+			out = append(out, openai.ToolMessage(toolContent(m), m.ToolCallID))
 		default:
 			return nil, invalid(fmt.Sprintf("message %d: unknown role %q", i, m.Role))
 		}
 	}
 	return out, nil
+}
+
+// ErrorPrefix starts the content of a tool message whose result failed
+// (eventlog.Message.IsError), unless the content starts with "error" in
+// any case already: the chat completions wire format has no error flag,
+// so only the words tell the model the tool failed.
+const ErrorPrefix = "Error: "
+
+// toolContent is what the model reads of a tool result.
+func toolContent(m eventlog.Message) string {
+	switch {
+	case !m.IsError:
+		return m.Content
+	case m.Content == "":
+		return strings.TrimSuffix(ErrorPrefix, ": ")
+	case len(m.Content) >= 5 && strings.EqualFold(m.Content[:5], "error"):
+		return m.Content
+	}
+	return ErrorPrefix + m.Content
 }
 
 // assistantMessage omits empty content when tool calls carry the turn, as the

@@ -24,6 +24,8 @@
 //   - The output cap goes out as max_completion_tokens, the field OpenAI's
 //     reasoning models require and vLLM accepts. Ollama's compatibility layer
 //     only reads the deprecated max_tokens and ignores this cap.
-//   - Tool results flagged IsError are sent as plain tool messages: the chat
-//     completions wire format has no error flag, so the content must say so.
+//   - A tool result flagged IsError says so in its words: the chat
+//     completions wire format has no error flag, so its content starts with
+//     ErrorPrefix ("Error: ") unless it starts with "error" in any case
+//     already; an empty one is "Error".
 package openai

@@ -65,11 +65,27 @@ func TestCompleteSendsConvertedRequest(t *testing.T) {
 					{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"location\":\"Paris\"}"}},
 					{"id":"call_2","type":"function","function":{"name":"get_time","arguments":"{}"}}]},
 				{"role":"tool","tool_call_id":"call_1","content":"18C, cloudy"},
-				{"role":"tool","tool_call_id":"call_2","content":"boom"}],
+				{"role":"tool","tool_call_id":"call_2","content":"Error: boom"}],
 			"tools":[
 				{"type":"function","function":{"name":"get_weather","description":"Current weather.",
 					"parameters":{"type":"object","properties":{"location":{"type":"string","maxLength":12345678901234567890}},"required":["location"]}}},
 				{"type":"function","function":{"name":"get_time","parameters":{"type":"object","properties":{}}}}]}`,
+		},
+		{
+			name: "a failed tool result says it failed, once",
+			req: llm.Request{Model: "m", Messages: []eventlog.Message{
+				{Role: eventlog.RoleTool, ToolCallID: "c1", Content: `MCP server "files" refused tool "read": no such file`, IsError: true},
+				{Role: eventlog.RoleTool, ToolCallID: "c2", Content: "Error: disk full", IsError: true},
+				{Role: eventlog.RoleTool, ToolCallID: "c3", Content: "ERROR 42", IsError: true},
+				{Role: eventlog.RoleTool, ToolCallID: "c4", IsError: true},
+				{Role: eventlog.RoleTool, ToolCallID: "c5", Content: "no errors found"},
+			}},
+			want: `{"model":"m","messages":[
+				{"role":"tool","tool_call_id":"c1","content":"Error: MCP server \"files\" refused tool \"read\": no such file"},
+				{"role":"tool","tool_call_id":"c2","content":"Error: disk full"},
+				{"role":"tool","tool_call_id":"c3","content":"ERROR 42"},
+				{"role":"tool","tool_call_id":"c4","content":"Error"},
+				{"role":"tool","tool_call_id":"c5","content":"no errors found"}]}`,
 		},
 		{
 			name: "assistant with only tool calls omits content and resends non-JSON arguments verbatim",
