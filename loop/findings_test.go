@@ -51,6 +51,20 @@ var findings = []finding{
 		},
 	},
 	{
+		name: "a detached child's report resent after MaxRecentIDs others while pending is dropped, not a failed loop",
+		open: "found by the property tests (issue 19): childReported dedupes by the recent window only, " +
+			"so the resend reaches the fold, which refuses a second pending copy",
+		signature: func(s *pshell) bool { return s.resentReport },
+		script: []func(*pshell){
+			in(SpawnChild{Spawn: signals.Spawn{ID: "s1", SpawnArgs: signals.SpawnArgs{Task: "watch"}}}),
+			succeedAll, // ChildStart
+			childTurn(0, 3),
+			deliverMail(0), // report 1 waits in the inbox (no Resume)
+			flood,
+			func(s *pshell) { s.hand(s.sent[0]) }, // the same report again
+		},
+	},
+	{
 		name: "a message delivered once is not delivered again when resent after MaxRecentIDs others",
 		open: "found by the property tests (issue 19): the dedupe window forgets a delivered ID, " +
 			"so its resend is accepted and claimed a second time",

@@ -48,6 +48,7 @@ type pshell struct {
 	floods    int
 	// Signatures of the findings still open (findings_test.go).
 	resentPending bool                        // an accepted resend of a pending ID failed the loop
+	resentReport  bool                        // a child's report resent while pending failed the loop
 	lateReport    bool                        // a turn report came after its child's end or close
 	pastWindow    map[eventlog.MessageID]bool // inserted again after a flood pushed it out of the window
 	insertedAt    map[eventlog.MessageID]int  // floods before the ID last entered the window
@@ -130,9 +131,12 @@ func (s *pshell) feed(in Input) Ready {
 	}
 	a, resend := in.(Accept)
 	resend = resend && holds(s.l.State(), a.Message.ID)
+	r, report := in.(ChildReport)
+	report = report && r.Report.Turn > 0 && holds(s.l.State(), r.Report.ID)
 	rd := s.l.Step(s.now, in)
-	if resend && slices.ContainsFunc(rd.Commands, func(c Command) bool { _, ok := c.(Fail); return ok }) {
-		s.resentPending = true
+	if slices.ContainsFunc(rd.Commands, func(c Command) bool { _, ok := c.(Fail); return ok }) {
+		s.resentPending = s.resentPending || resend
+		s.resentReport = s.resentReport || report
 	}
 	if rd.Err != nil && isRequest(in) && len(rd.Recorded) > 0 && s.failed == nil {
 		s.failed = fmt.Errorf("%s was refused (%v) but recorded %d events", describe(in), rd.Err, len(rd.Recorded))
