@@ -11,7 +11,8 @@
 // server records no tools again. Caller runs the tool activity's calls.
 //
 // It must never fail a listing for one server (that server's entry says
-// why, and the worker logs it), never show the model a fault of a
+// why, and the worker logs it; only many servers together can be over
+// the listing's bound), never show the model a fault of a
 // server's process or connection (the attempt fails and is retried; only
 // what the server answered reaches the model, an HTTP server's 401 or 403
 // included, since no retry mends refused credentials, and the tool
@@ -25,8 +26,11 @@
 // however it dies: every server is started from one OS thread that lives
 // as long as the worker, since the parent-death signal follows the thread
 // that forked. Every tools/call carries the call's idempotency key in its
-// _meta (IdempotencyKeyMeta); a listing holds at most
+// _meta (IdempotencyKeyMeta); a server's listing holds at most
 // signals.MaxMCPToolsPerServer tools, none with a schema over
-// signals.MaxMCPInputSchema or a description over signals.MaxMCPDescription;
-// equal bounded listings have equal digests.
+// signals.MaxMCPInputSchema or a description over signals.MaxMCPDescription,
+// whose JSON takes at most MaxServerListingBytes; a listing's JSON takes
+// at most MaxListingBytes, or the activity fails at once with
+// ErrListingTooLarge, not retryable; equal bounded listings have equal
+// digests.
 package mcp

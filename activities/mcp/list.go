@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -28,12 +29,18 @@ type Lister struct {
 	Sessions *Manager
 	// Timeout bounds each server's listing; DefaultListTimeout when zero.
 	Timeout time.Duration
+	// ServerBytes and MaxBytes bound the encoded tools of one server and
+	// the encoded listing; MaxServerListingBytes and MaxListingBytes when
+	// zero.
+	ServerBytes, MaxBytes int
 }
 
 // ListTools lists the tools of in.Servers, concurrently, each bounded by
 // the Timeout. It never fails for a server: one that cannot be listed
 // gets an entry with Error. A server whose bounded tools still have the
-// digest in.Known holds for it answers Unchanged, without tools.
+// digest in.Known holds for it answers Unchanged, without tools. Only a
+// listing over MaxBytes, which takes many servers, fails, at once
+// (ErrListingTooLarge).
 func (l *Lister) ListTools(ctx context.Context, in signals.ListToolsInput) (eventlog.ToolsListed, error) {
 	out := eventlog.ToolsListed{Servers: make([]eventlog.ServerTools, len(in.Servers))}
 	var wg sync.WaitGroup
@@ -41,7 +48,13 @@ func (l *Lister) ListTools(ctx context.Context, in signals.ListToolsInput) (even
 		wg.Go(func() { out.Servers[i] = l.list(ctx, server, in.Known[server]) })
 	}
 	wg.Wait()
-	return out, ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return out, err
+	}
+	if err := tooLarge(out, cmp.Or(l.MaxBytes, MaxListingBytes)); err != nil {
+		return eventlog.ToolsListed{}, err
+	}
+	return out, nil
 }
 
 func (l *Lister) list(ctx context.Context, server, known string) eventlog.ServerTools {
@@ -51,7 +64,7 @@ func (l *Lister) list(ctx context.Context, server, known string) eventlog.Server
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	st, err := l.fetch(ctx, server)
+	st, err := l.fetch(ctx, server, cmp.Or(l.ServerBytes, MaxServerListingBytes))
 	if err != nil {
 		msg := redact(err.Error())
 		l.Sessions.log.Warn("MCP server not listed", "server", server, "error", msg)
@@ -68,13 +81,13 @@ func (l *Lister) list(ctx context.Context, server, known string) eventlog.Server
 // twice: the first replacement's stream can still end with the old
 // session's teardown ("request terminated without response", seen about
 // 1 listing in 40 on a loaded machine), and a listing is safe to repeat.
-func (l *Lister) fetch(ctx context.Context, server string) (eventlog.ServerTools, error) {
+func (l *Lister) fetch(ctx context.Context, server string, limit int) (eventlog.ServerTools, error) {
 	for attempt := 1; ; attempt++ {
 		s, err := l.Sessions.session(ctx, server)
 		if err != nil {
 			return eventlog.ServerTools{}, listError(ctx, server, err)
 		}
-		st, err := bounded(ctx, server, s)
+		st, err := bounded(ctx, server, s, limit)
 		if err == nil {
 			return st, nil
 		}
@@ -88,11 +101,13 @@ func (l *Lister) fetch(ctx context.Context, server string) (eventlog.ServerTools
 // maxListAttempts bounds the sessions one listing tries.
 const maxListAttempts = 3
 
-// bounded lists the tools of s within the bounds and digests what it
-// kept; what was left out is said in Error.
-func bounded(ctx context.Context, server string, s *sdk.ClientSession) (eventlog.ServerTools, error) {
+// bounded lists the tools of s within the bounds, limit the bytes of
+// their encoding, and digests what it kept; what was left out is said in
+// Error.
+func bounded(ctx context.Context, server string, s *sdk.ClientSession, limit int) (eventlog.ServerTools, error) {
 	st := eventlog.ServerTools{Server: server, Tools: []eventlog.MCPTool{}}
 	var notes []string
+	offered, kept, total := 0, 1, 1 // the bytes of the tools' JSON array: "[", and a comma or "]" a tool
 	for t, err := range s.Tools(ctx, nil) {
 		if err != nil {
 			return eventlog.ServerTools{}, err
@@ -102,13 +117,21 @@ func bounded(ctx context.Context, server string, s *sdk.ClientSession) (eventlog
 			notes = append(notes, fmt.Sprintf("tool %q left out: %s", t.Name, why))
 			continue
 		}
-		if len(st.Tools) == signals.MaxMCPToolsPerServer {
-			notes = append(notes, fmt.Sprintf("more than %d tools: only the first %d are offered", len(st.Tools), len(st.Tools)))
+		if offered == signals.MaxMCPToolsPerServer {
+			notes = append(notes, fmt.Sprintf("more than %d tools: only the first %d are offered", offered, offered))
 			break
 		}
-		st.Tools = append(st.Tools, tool)
+		offered++
+		n := toolBytes(tool)
+		total += n
+		if len(st.Tools) == offered-1 && kept+n <= limit {
+			st.Tools, kept = append(st.Tools, tool), kept+n
+		}
 	}
-	st.Error, st.Digest = strings.Join(notes, "; "), digest(st.Tools)
+	if len(st.Tools) < offered {
+		notes = append(notes, byteNote(len(st.Tools), offered, total, limit))
+	}
+	st.Error, st.Digest = truncate(strings.Join(notes, "; "), maxListingError), digest(st.Tools)
 	return st, nil
 }
 
