@@ -139,7 +139,7 @@ func summary(ex *workflowpb.WorkflowExecutionInfo) Summary {
 	decode(signals.AttrWaiting, &s.Waiting)
 	decode(signals.AttrWaitUntil, &s.WaitUntil)
 	if st := ex.GetStatus(); st != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
-		s.Status = strings.ToLower(strings.TrimPrefix(st.String(), "WORKFLOW_EXECUTION_STATUS_"))
+		s.Status = endedAs(st)
 	}
 	return s
 }

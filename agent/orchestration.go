@@ -4,7 +4,11 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
 
 	"github.com/tetherdev/tether/eventlog"
 	"github.com/tetherdev/tether/signals"
@@ -52,7 +56,11 @@ func (h *Handle) decide(ctx context.Context, u signals.Update[signals.Decision, 
 	return update(ctx, h, u, string(d.ID), d)
 }
 
-// Node is one agent of a tree: its summary, its usage, its children.
+// Node is one agent of a tree: its summary, its usage, its children. Its
+// Status is idle or running while its workflow is open, and "closed (how)"
+// once it has closed, how being completed, failed, canceled, terminated or
+// timed_out: a closed agent's status query still answers, from its last
+// state, and would say idle.
 type Node struct {
 	Summary
 	Usage    eventlog.Usage
@@ -61,17 +69,21 @@ type Node struct {
 
 // Tree reads the tree of agents under root: every agent whose TetherParent
 // names an agent of the tree, with its status, turn, model and usage. An
-// agent that has ended is listed with what visibility last recorded. Each
+// agent that has ended reads "closed (how it ended)" (Node), with its last
+// turn and usage when its status query still answers. Each
 // level of the tree is one visibility query (per treeParents parents), and
 // the agents are asked for their status treeQueries at a time. An agent
 // already in the tree is not listed again, so a forged TetherParent cannot
 // make it loop.
 func (r *Client) Tree(ctx context.Context, root string) (*Node, error) {
-	h, err := r.Attach(ctx, root)
-	if err != nil && h == nil {
-		return nil, err
+	desc, err := r.c.DescribeWorkflowExecution(ctx, root, "")
+	switch {
+	case isNotFound(err):
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, root)
+	case err != nil:
+		return nil, fmt.Errorf("tree of %s: %w", root, err)
 	}
-	top := &Node{Summary: Summary{ID: root}}
+	top := treeNode(summary(desc.GetWorkflowExecutionInfo()))
 	all, seen := []*Node{top}, map[string]bool{root: true}
 	for level := []*Node{top}; len(level) > 0; {
 		var next []*Node
@@ -92,7 +104,7 @@ func (r *Client) Tree(ctx context.Context, root string) (*Node, error) {
 					continue
 				}
 				seen[k.ID] = true
-				c := &Node{Summary: k}
+				c := treeNode(k)
 				parent.Children = append(parent.Children, c)
 				next = append(next, c)
 			}
@@ -112,8 +124,32 @@ const (
 	treeQueries     = 4
 )
 
-// fill completes the nodes that still answer with their status and usage,
-// treeQueries at a time.
+// treeNode is s as a node of a tree, read closed when visibility says so.
+func treeNode(s Summary) *Node {
+	if closures[s.Status] {
+		s.Status = closedStatus(s.Status)
+	}
+	return &Node{Summary: s}
+}
+
+// closures are the ways a workflow closes, as Summary.Status names them.
+// Continued-as-new is not one: the agent goes on in its next run.
+var closures = map[string]bool{"completed": true, "failed": true, "canceled": true, "terminated": true, "timed_out": true}
+
+// endedAs names a workflow status as Summary.Status does: completed,
+// terminated, timed_out, ...
+func endedAs(st enumspb.WorkflowExecutionStatus) string {
+	return lower(st.String(), "WORKFLOW_EXECUTION_STATUS_")
+}
+
+// lower is an enum's name without its prefix, in lower case.
+func lower(name, prefix string) string { return strings.ToLower(strings.TrimPrefix(name, prefix)) }
+
+func closedStatus(how string) string { return "closed (" + how + ")" }
+
+// fill completes the nodes with their status, turn and usage,
+// treeQueries at a time; a node that does not answer keeps what
+// visibility recorded.
 func (r *Client) fill(ctx context.Context, nodes []*Node) {
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, treeQueries)
@@ -121,12 +157,34 @@ func (r *Client) fill(ctx context.Context, nodes []*Node) {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			st, err := r.handle(n.ID, "").Status(ctx)
-			if err != nil {
-				return
-			}
-			n.Usage, n.Status, n.Turn = st.Usage, string(st.Status), st.Turn
+			r.fillNode(ctx, n)
 		})
 	}
 	wg.Wait()
+}
+
+// fillNode asks n's latest run for its status, refused by the server when
+// the run has closed: n is then closed, with how it ended, and its last
+// turn and usage come from the status query asked again without the
+// condition.
+func (r *Client) fillNode(ctx context.Context, n *Node) {
+	resp, err := r.c.QueryWorkflowWithOptions(ctx, &client.QueryWorkflowWithOptionsRequest{
+		WorkflowID: n.ID, QueryType: signals.StatusQuery.Name, Args: []any{struct{}{}},
+		QueryRejectCondition: enumspb.QUERY_REJECT_CONDITION_NOT_OPEN,
+	})
+	var st signals.StatusView
+	switch {
+	case err == nil && resp.QueryRejected != nil:
+		n.Status = closedStatus(endedAs(resp.QueryRejected.GetStatus()))
+		if st, err := r.handle(n.ID, "").Status(ctx); err == nil {
+			n.Usage, n.Turn = st.Usage, st.Turn
+		}
+		return
+	case err == nil && resp.QueryResult.Get(&st) == nil:
+	default: // not ready yet, say: the status query is patient
+		if st, err = r.handle(n.ID, "").Status(ctx); err != nil {
+			return
+		}
+	}
+	n.Usage, n.Status, n.Turn = st.Usage, string(st.Status), st.Turn
 }
