@@ -191,16 +191,40 @@ func reader(name string, show func(ctx context.Context, e env, h *agent.Handle, 
 	}
 }
 
+// statusJSON is status --json: the status query's view and the calls
+// being retried.
+type statusJSON struct {
+	signals.StatusView
+	Retrying []agent.Retrying `json:"retrying,omitempty"`
+}
+
 func showStatus(ctx context.Context, e env, h *agent.Handle, asJSON bool) error {
 	st, err := h.Status(ctx)
+	if err != nil {
+		return err
+	}
+	retrying, err := h.Retrying(ctx)
 	switch {
 	case err != nil:
 		return err
 	case asJSON:
-		return e.json(st)
+		return e.json(statusJSON{StatusView: st, Retrying: retrying})
 	}
 	printStatus(e, st)
+	printRetrying(e, retrying)
 	return nil
+}
+
+// printRetrying says which calls fail and are tried again, and why.
+func printRetrying(e env, calls []agent.Retrying) {
+	for _, r := range calls {
+		when := r.State
+		if !r.NextAttempt.IsZero() {
+			when = "next at " + r.NextAttempt.UTC().Format(time.RFC3339)
+		}
+		e.printf("retrying:  %s (activity %s), attempt %d, %s; last failure: %s\n",
+			r.Activity, r.ID, r.Attempt, when, clip(r.LastFailure, 200))
+	}
 }
 
 func showLog(ctx context.Context, e env, h *agent.Handle, asJSON bool) error {

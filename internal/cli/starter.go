@@ -51,7 +51,8 @@ commands:
                                     --stream prints the model's tokens live until the agent is idle;
                                     --at RFC3339 or --in DURATION delivers it then, by a durable timer)
   cancel ID [--cause C] [--keep-inbox]
-  status ID [--json]       idle/running, turn, step, both inbox lists, what it waits for, children
+  status ID [--json]       idle/running, turn, step, both inbox lists, what it waits for, children,
+                           the calls being retried (activity, attempt, last failure, next attempt)
   wait ID                  wait until the agent is idle
   log ID [--json]          print the session transcript (or the raw log)
   compact ID               compact the agent's context while it is idle
