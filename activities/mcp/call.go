@@ -36,7 +36,8 @@ type Caller struct {
 // connection, answered 5xx): the attempt failed and may be retried, and
 // the next call connects again. A call still running when ctx ends
 // returns ctx's error and keeps the session; the tool activity counts
-// running past the call's time limit as the call's own failure.
+// running past the call's time limit as the call's own failure. A ctx
+// of WithProgress carries a progress token and hears the call's progress.
 func (c *Caller) CallMCP(ctx context.Context, tool signals.MCPGrant, call tools.Call) (tools.Result, error) {
 	if !c.Sessions.Configured(tool.Server) {
 		return c.failed(fmt.Sprintf("MCP server %q is not configured on this worker", tool.Server)), nil
@@ -52,9 +53,7 @@ func (c *Caller) CallMCP(ctx context.Context, tool signals.MCPGrant, call tools.
 	if err != nil {
 		return tools.Result{}, redacted{err}
 	}
-	res, err := s.CallTool(ctx, &sdk.CallToolParams{
-		Meta: sdk.Meta{IdempotencyKeyMeta: call.IdempotencyKey}, Name: tool.Tool, Arguments: args,
-	})
+	res, err := c.send(ctx, s, tool, call.IdempotencyKey, args)
 	if e, ok := answer(err); ok {
 		return c.failed(fmt.Sprintf("MCP server %q refused tool %q: %s (JSON-RPC error %d)", tool.Server, tool.Tool, e.Message, e.Code)), nil
 	}
@@ -69,6 +68,18 @@ func (c *Caller) CallMCP(ctx context.Context, tool signals.MCPGrant, call tools.
 		return tools.Result{}, c.fault(tool, err)
 	}
 	return c.result(res), nil
+}
+
+// send sends the tools/call request, with the call's idempotency key and,
+// if ctx asks for progress, a progress token.
+func (c *Caller) send(ctx context.Context, s *sdk.ClientSession, tool signals.MCPGrant, key string, args json.RawMessage) (*sdk.CallToolResult, error) {
+	params := &sdk.CallToolParams{Meta: sdk.Meta{IdempotencyKeyMeta: key}, Name: tool.Tool, Arguments: args}
+	token, done := c.Sessions.progress.route(ctx)
+	defer done()
+	if token != "" {
+		params.SetProgressToken(token)
+	}
+	return s.CallTool(ctx, params)
 }
 
 // fault says why a call got no answer, for the operator who reads the

@@ -27,9 +27,10 @@ var errClosed = errors.New("the worker is stopping")
 // breaks and opened again by the next use. Close ends them all, stopping
 // the processes of stdio servers. Safe for concurrent use.
 type Manager struct {
-	client  *sdk.Client
-	servers map[string]Server
-	log     *slog.Logger
+	client   *sdk.Client
+	servers  map[string]Server
+	log      *slog.Logger
+	progress *progressRoutes
 
 	mu     sync.Mutex
 	conns  map[string]*conn
@@ -45,11 +46,14 @@ type conn struct {
 
 // NewManager returns a Manager for the servers of c; it opens nothing yet.
 func NewManager(c Config, log *slog.Logger) *Manager {
+	progress := &progressRoutes{}
 	m := &Manager{
-		client:  sdk.NewClient(&sdk.Implementation{Name: "tether", Version: "1"}, nil),
-		servers: c.Servers,
-		log:     log,
-		conns:   map[string]*conn{},
+		client: sdk.NewClient(&sdk.Implementation{Name: "tether", Version: "1"},
+			&sdk.ClientOptions{ProgressNotificationHandler: progress.handle}),
+		servers:  c.Servers,
+		log:      log,
+		progress: progress,
+		conns:    map[string]*conn{},
 	}
 	for name := range c.Servers {
 		m.conns[name] = &conn{opening: make(chan struct{}, 1)}

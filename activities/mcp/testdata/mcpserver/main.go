@@ -121,6 +121,7 @@ func newServer(state string, many int) *mcp.Server {
 	s.add("huge_description", strings.Repeat("d", 5000), &mcp.ToolAnnotations{ReadOnlyHint: true}, objectSchema, echoNothing)
 	s.add("huge_schema", "A schema over the bound.", &mcp.ToolAnnotations{ReadOnlyHint: true}, hugeSchema(), echoNothing)
 	s.add("grow", "Add the tool extra to the list.", nil, objectSchema, s.grow)
+	s.add("progress", "Report progress once, then wait for the file go-on in the state directory.", &mcp.ToolAnnotations{ReadOnlyHint: true}, objectSchema, s.progress)
 	s.add("crash_always", "Exit the server, every time.", nil, objectSchema, crashAlways)
 	s.add("spawn", "Start a child process and answer its process ID.", nil, objectSchema, spawn)
 	s.add("media", "An image, and the same as structured content, as a file server reads media.", &mcp.ToolAnnotations{ReadOnlyHint: true}, objectSchema, media)
@@ -216,6 +217,27 @@ func (s *server) crash(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallTo
 	}
 	os.Exit(3)
 	return nil, nil
+}
+
+// progress answers "no token" to a call without a progress token; else it
+// reports progress 1 of 2, "halfway", and waits, ten seconds at most, for
+// the file go-on, which the test writes once it heard the progress.
+func (s *server) progress(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	token := req.Params.GetProgressToken()
+	if token == nil {
+		return text("no token"), nil
+	}
+	p := &mcp.ProgressNotificationParams{ProgressToken: token, Progress: 1, Total: 2, Message: "halfway"}
+	if err := req.Session.NotifyProgress(ctx, p); err != nil {
+		return nil, err
+	}
+	for range 1000 {
+		if _, err := os.Stat(filepath.Join(s.state, "go-on")); err == nil {
+			return text("progressed"), nil
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return text("no go-on"), nil
 }
 
 func crashAlways(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
