@@ -53,7 +53,7 @@ func (s *State) schedule(e MessageScheduled) error {
 	if e.At.IsZero() {
 		return errors.New("scheduled without a time")
 	}
-	if s.known(e.MessageID) {
+	if s.Holds(e.MessageID) {
 		return fmt.Errorf("message %q is already pending or scheduled", e.MessageID)
 	}
 	s.Scheduled = append(slices.Clip(s.Scheduled),
@@ -61,8 +61,9 @@ func (s *State) schedule(e MessageScheduled) error {
 	return nil
 }
 
-// known reports whether id is pending or scheduled.
-func (s *State) known(id MessageID) bool {
+// Holds reports whether id is pending in either list or scheduled: a
+// message the fold would refuse to insert or schedule again.
+func (s State) Holds(id MessageID) bool {
 	_, _, pending := s.Inbox.Find(id)
 	_, scheduled := s.FindScheduled(id)
 	return pending || scheduled

@@ -237,7 +237,7 @@ func (s *State) insert(e InboxInserted) error {
 			return err
 		}
 	}
-	if s.known(e.MessageID) {
+	if s.Holds(e.MessageID) {
 		return fmt.Errorf("message %q is already pending or scheduled", e.MessageID)
 	}
 	lst := s.Inbox.list(e.List)

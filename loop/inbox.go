@@ -21,10 +21,17 @@ func (l *Loop) Check(m signals.Message) error {
 	if err := signals.ValidateMessage(m); err != nil {
 		return err
 	}
-	if _, scheduled := l.state.FindScheduled(m.ID); scheduled || l.recent.seen[m.ID] {
+	if l.duplicate(m.ID) {
 		return fmt.Errorf("%w: %s", signals.ErrDuplicateID, m.ID)
 	}
 	return nil
+}
+
+// duplicate reports whether id was accepted before and may not be again:
+// it is pending in either list, scheduled, or among the recent IDs. The
+// recent window forgets old IDs, never what the inbox still holds.
+func (l *Loop) duplicate(id eventlog.MessageID) bool {
+	return l.state.Holds(id) || l.recent.seen[id]
 }
 
 // CheckMaintain validates a maintenance request.
@@ -48,10 +55,12 @@ func (l *Loop) accept(now time.Time, in Accept) error {
 	if in.At.After(now) {
 		return l.schedule(now, in)
 	}
-	l.recent.add(in.Message.ID)
-	l.record(now, eventlog.MessageRef(in.Message.ID), eventlog.InboxInserted{
+	if err := l.admit(now, eventlog.MessageRef(in.Message.ID), eventlog.InboxInserted{
 		MessageID: in.Message.ID, List: in.List, Content: in.Message.Content, Wake: in.Wake, From: in.From,
-	})
+	}); err != nil {
+		return err
+	}
+	l.recent.add(in.Message.ID)
 	if in.Wake {
 		l.wakeWaits()
 	}

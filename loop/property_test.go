@@ -31,9 +31,11 @@ func loopNeverFails(s *pshell) error {
 	return s.l.Err()
 }
 
-// deliveredAtMostOnce is invariant 2: every accepted message ID is claimed
+// deliveredAtMostOnce is invariant 2: every accepted message is claimed
 // (delivered to the model) at most once over the whole chain of runs,
-// resends of the same ID included, however many other IDs came between.
+// resends of its ID included. An ID is a duplicate while pending or
+// scheduled, and for MaxRecentIDs accepted IDs after; accepted again past
+// that, it is a new message (see accepted).
 func deliveredAtMostOnce(s *pshell) error {
 	ids := make([]eventlog.MessageID, 0, len(s.claims))
 	for id, n := range s.claims {

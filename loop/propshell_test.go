@@ -165,10 +165,14 @@ func holds(st eventlog.State, id eventlog.MessageID) bool {
 }
 
 // accepted notes that id entered the dedupe window, and whether it had
-// entered before a flood pushed it out.
+// entered before a flood pushed it out. An ID accepted again after the
+// window forgot it is a new message (the documented bound: an ID is a
+// duplicate while pending or scheduled, and for MaxRecentIDs accepted IDs
+// after), so its claims count afresh.
 func (s *pshell) accepted(id eventlog.MessageID) {
 	if n, ok := s.insertedAt[id]; ok && n < s.floods {
 		s.pastWindow[id] = true
+		s.claims[id] = 0
 	}
 	s.insertedAt[id] = s.floods
 }

@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/tetherdev/tether/eventlog"
@@ -29,6 +30,20 @@ func (l *Loop) record(now time.Time, ref eventlog.Ref, e eventlog.Event) {
 	l.log = append(l.log, env)
 	l.journal = append(l.journal, j)
 	l.track(e)
+}
+
+// admit records e, the event of a client's request, if the fold takes it.
+// A fold that refuses it answers the request instead, and nothing is
+// recorded: nothing a client sends fails the run. (State folds copy on
+// write, so folding into a copy first leaves the loop's state untouched.)
+func (l *Loop) admit(now time.Time, ref eventlog.Ref, e eventlog.Event) error {
+	if probe := l.state; l.err == nil {
+		if err := probe.Apply(e); err != nil {
+			return fmt.Errorf("%w: %w", signals.ErrRefused, err)
+		}
+	}
+	l.record(now, ref, e)
+	return nil
 }
 
 // note records an event that rules 2 added (control, request and tool

@@ -42,10 +42,12 @@ func (l *Loop) schedule(now time.Time, in Accept) error {
 	if err := l.CheckSchedule(in.At, now, m.Content); err != nil {
 		return err
 	}
-	l.recent.add(m.ID)
-	l.record(now, eventlog.MessageRef(m.ID), eventlog.MessageScheduled{
+	if err := l.admit(now, eventlog.MessageRef(m.ID), eventlog.MessageScheduled{
 		MessageID: m.ID, List: in.List, Content: m.Content, Wake: in.Wake, At: in.At.UTC(),
-	})
+	}); err != nil {
+		return err
+	}
+	l.recent.add(m.ID)
 	l.emit(StartTimer{ID: signals.ScheduleTimer(m.ID), After: in.At.Sub(now)})
 	return nil
 }
@@ -58,6 +60,7 @@ func (l *Loop) deliver(now time.Time, id eventlog.MessageID, canceled bool) {
 	if !ok || canceled || l.state.Disposing {
 		return
 	}
+	l.recent.add(id) // a resend is a duplicate for as long after delivery as after any acceptance
 	l.record(now, eventlog.MessageRef(id), eventlog.InboxInserted{
 		MessageID: id, List: m.List, Content: m.Content, Wake: m.Wake, From: &eventlog.Initiator{Kind: eventlog.ByTimer},
 	})

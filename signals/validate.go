@@ -39,6 +39,9 @@ var (
 	ErrScheduleTooFar = errors.New("message is scheduled too far ahead")
 	// ErrTooManyScheduled refuses a send while MaxScheduled messages wait.
 	ErrTooManyScheduled = errors.New("too many scheduled messages")
+	// ErrRefused is a request the agent's state cannot take (its fold
+	// refused the event); nothing was recorded.
+	ErrRefused = errors.New("agent refused the request")
 )
 
 // Bounds of scheduled messages (Send.At): they wait in the agent's state,
