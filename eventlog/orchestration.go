@@ -67,10 +67,13 @@ type ChildSettled struct {
 }
 
 // ChildEnded records that a child's workflow closed (disposed, failed,
-// terminated, or unreachable); nothing waits on it any more.
+// terminated, or unreachable); nothing waits on it any more. Usage is what
+// it spent that no ChildSettled counted (its end said so before the report
+// of its last turn arrived); it counts against this agent's budget too.
 type ChildEnded struct {
 	ChildID string `json:"child_id"`
 	Status  string `json:"status"`
+	Usage   Usage  `json:"usage,omitzero"`
 }
 
 // DecisionKind is what a person is asked.
@@ -178,6 +181,7 @@ func (s *State) applyOrchestration(e Event) error {
 			return fmt.Errorf("child %q is not running", e.ChildID)
 		}
 		s.Children = slices.Delete(slices.Clone(s.Children), i, i+1)
+		s.Usage = s.Usage.Add(e.Usage)
 	case DecisionRequested:
 		if !slices.ContainsFunc(s.OpenCalls, func(c ToolCallRequest) bool { return c.ID == e.CallID }) || s.pending(e.CallID) >= 0 {
 			return fmt.Errorf("call %q is not open or already waits for a decision", e.CallID)

@@ -126,7 +126,7 @@ func (l *Loop) childOptions(a signals.SpawnArgs, depth int) (signals.AgentOption
 	if a.Provider != "" || a.Model != "" {
 		child.Provider, child.Model = firstOf(a.Provider, child.Provider), a.Model
 	}
-	if a.Tools != nil {
+	if a.Tools != nil { // [] gives the child no tools; omitted, this agent's (or the profile's)
 		child.Tools = a.Tools
 	}
 	if depth >= signals.MaxChildDepth { // the deepest agents spawn no further
@@ -197,7 +197,7 @@ func (l *Loop) childStarted(now time.Time, in ChildStart) {
 	i, t := l.spawnCall(in.ChildID)
 	switch {
 	case in.Err != nil:
-		l.childEnded(now, in.ChildID, "not started: "+in.Err.Error())
+		l.childEnded(now, in.ChildID, "not started: "+in.Err.Error(), eventlog.Usage{})
 	case i >= 0 && t.detach[i]:
 		c := t.calls[i]
 		t.stage[i], t.results[i], t.ran[i] = ready, okResult(c, fmt.Sprintf(
@@ -228,10 +228,10 @@ func (l *Loop) childReported(now time.Time, r signals.ChildReport) {
 		return // a child that already ended, or a report for another agent
 	}
 	if r.Ended != "" {
-		l.childEnded(now, r.Child, r.Ended)
+		l.childEnded(now, r.Child, r.Ended, r.Spent)
 		return
 	}
-	if r.Turn <= 0 || r.ID != signals.ChildReportID(r.Child, r.Turn) || l.recent.seen[r.ID] {
+	if r.Turn <= 0 || r.ID != signals.ChildReportID(r.Child, r.Turn) || l.duplicate(r.ID) {
 		return // not a report the child sends (a raw signal), or one taken already
 	}
 	l.recent.add(r.ID)
@@ -294,12 +294,22 @@ func spentSince(before, now eventlog.Usage) eventlog.Usage {
 }
 
 // childEnded records that a child's workflow closed: nothing waits on it
-// any more, and a call that did hears that it ended unanswered.
-func (l *Loop) childEnded(now time.Time, id, status string) {
-	if !slices.ContainsFunc(l.state.Children, func(c eventlog.Child) bool { return c.ID == id }) {
+// any more, and a call that did hears that it ended unanswered. spent is
+// everything the child says it spent (zero when unknown); under rules 3
+// the end counts what the child's reports did not, so a report of its
+// last turn that arrives after its end (signals from one workflow are not
+// delivered in order) loses no tokens: that report is then not recorded,
+// since the end counted it.
+func (l *Loop) childEnded(now time.Time, id, status string, spent eventlog.Usage) {
+	ci := slices.IndexFunc(l.state.Children, func(c eventlog.Child) bool { return c.ID == id })
+	if ci < 0 {
 		return
 	}
-	l.record(now, "", eventlog.ChildEnded{ChildID: id, Status: status})
+	var late eventlog.Usage
+	if l.cfg.Rules >= Rules3 {
+		late = spentSince(l.state.Children[ci].Spent, spent)
+	}
+	l.record(now, "", eventlog.ChildEnded{ChildID: id, Status: status, Usage: late})
 	if i, t := l.spawnCall(id); i >= 0 {
 		c := t.calls[i]
 		t.stage[i], t.results[i] = ready, l.loopResult(c.ID, c.Name, eventlog.ToolFailed,

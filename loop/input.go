@@ -144,7 +144,12 @@ type (
 	// ChildReport is a child's report of a settled turn, or of its end.
 	ChildReport struct{ Report signals.ChildReport }
 	// ChildClosed reports that a child's workflow closed.
-	ChildClosed struct{ ChildID, Status string }
+	ChildClosed struct {
+		ChildID, Status string
+		// Spent is everything the child spent, when its result says
+		// (rules 3 count what its reports did not).
+		Spent eventlog.Usage
+	}
 	// Decide approves, denies or answers a call waiting for a person.
 	// Check it first (CheckDecision).
 	Decide struct {

@@ -24,8 +24,14 @@ const (
 	Rules1 Rules = 1
 	// Rules2 are the seeds' rules (see the package doc).
 	Rules2 Rules = 2
+	// Rules3 add to them that a child's end counts what its reports did
+	// not (a child's end can reach the parent before the report of its
+	// last turn), and the shell sends a child's reports one at a time, in
+	// order, and hands a child's delivered reports to the loop before its
+	// close.
+	Rules3 Rules = 3
 	// Latest is what new runs follow.
-	Latest = Rules2
+	Latest = Rules3
 )
 
 // Config is what one run of the loop is made of. It never changes during
@@ -204,7 +210,7 @@ func (l *Loop) late(now time.Time, in Input) error {
 	case ChildReport:
 		l.childReported(now, in.Report)
 	case ChildClosed:
-		l.childEnded(now, in.ChildID, in.Status)
+		l.childEnded(now, in.ChildID, in.Status, in.Spent)
 	case ChildStart:
 		l.childStarted(now, in)
 	case ParentGone:
@@ -228,7 +234,7 @@ func (l *Loop) outcome(now time.Time, in Input) error {
 	case ChildReport:
 		l.childReported(now, in.Report)
 	case ChildClosed:
-		l.childEnded(now, in.ChildID, in.Status)
+		l.childEnded(now, in.ChildID, in.Status, in.Spent)
 	case ParentGone:
 		l.parentGone(now)
 	case Resume:

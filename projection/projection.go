@@ -125,8 +125,23 @@ func (s *sources) restore() ([]eventlog.Envelope, error) {
 			return nil, err
 		}
 		log[i] = env
+		s.inlined(env)
 	}
 	return log, nil
+}
+
+// inlined takes the content of a message the loop inserted with its
+// content inline, not the payload's: what a child's report became when it
+// carried no answer (a canceled or failed turn). The message's later
+// events name it by ID, and mean what the inbox held.
+func (s *sources) inlined(env eventlog.Envelope) {
+	if env.Ref != "" || env.Type != eventlog.TypeInboxInserted {
+		return
+	}
+	e, err := eventlog.Decode(env)
+	if in, ok := e.(eventlog.InboxInserted); err == nil && ok && in.Content != "" {
+		s.messages[in.MessageID] = in.Content
+	}
 }
 
 // dedupe sorts by seq and keeps one of each: a run's tail is in both its

@@ -63,9 +63,9 @@ type SpawnArgs struct {
 	Profile      string `json:"profile,omitempty"`
 	Provider     string `json:"provider,omitempty"`
 	Model        string `json:"model,omitempty"`
-	// Tools the child may use: never more than the parent's. Empty means
-	// the parent's.
-	Tools []string `json:"tools,omitempty"`
+	// Tools the child may use: never more than the parent's. Omitted (nil)
+	// means the parent's, or the profile's; an empty list means none.
+	Tools []string `json:"tools,omitzero"`
 	// Budget is the share (0 to 1] of the parent's remaining budget the
 	// child may spend; 0 means DefaultBudgetShare.
 	Budget float64 `json:"budget,omitempty"`

@@ -40,12 +40,15 @@ type run struct {
 	continuing bool
 	declined   int64 // log length when the loop last declined to continue
 	inflight   int   // child starts and signals to other agents not yet resolved
-	firstTurn  int   // the last turn before this run
-	attrs      attrState
-	obs        RunObserver // nil without a Config.Observer
-	snap       *snapshot
-	idleTail   bool // the run's config omits the marker of a plain idle tail
-	bareTail   bool // ... and, without search attributes, writes nothing for it (runConfig.BareTail)
+	// reports to the parent not yet delivered, the one in flight first
+	// (rules 3 send them one at a time).
+	reports   []signals.ChildReport
+	firstTurn int // the last turn before this run
+	attrs     attrState
+	obs       RunObserver // nil without a Config.Observer
+	snap      *snapshot
+	idleTail  bool // the run's config omits the marker of a plain idle tail
+	bareTail  bool // ... and, without search attributes, writes nothing for it (runConfig.BareTail)
 	// signalsFirst: updates hand earlier signals to the loop first (runConfig.SignalsFirst).
 	signalsFirstOn bool
 }

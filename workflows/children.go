@@ -37,11 +37,16 @@ func (r *run) startChild(_ workflow.Context, c loop.StartChild) {
 		return loop.ChildStart{ChildID: c.ChildID, Err: f.Get(ctx, nil)}
 	})
 	r.outcome(ctx, fut, func(f workflow.Future) loop.Input {
-		status := "disposed"
-		if err := f.Get(ctx, nil); err != nil {
+		status, res := "disposed", signals.AgentResult{}
+		if err := f.Get(ctx, &res); err != nil {
 			status = cause(err)
 		}
-		return loop.ChildClosed{ChildID: c.ChildID, Status: status}
+		if r.loop.Rules() >= loop.Rules3 {
+			// The child's reports were delivered before it closed (it
+			// waits for its signals); hand them to the loop first.
+			r.drainSignals()
+		}
+		return loop.ChildClosed{ChildID: c.ChildID, Status: status, Spent: res.Usage}
 	})
 }
 
@@ -52,29 +57,58 @@ func (r *run) signalChild(ctx workflow.Context, c loop.SignalChild) {
 	if c.Dispose != nil {
 		name, arg = signals.DisposeSignal.Name, c.Dispose
 	}
-	r.signalExternal(ctx, c.ChildID, name, arg, nil)
+	r.signalExternal(ctx, c.ChildID, name, arg, func(error) loop.Input { return nil })
 }
 
 // reportToParent signals the parent a settled turn or the end. When the
 // parent is gone, the loop hears it (ParentGone) and stops after its turn.
+//
+// Under rules 3 the reports go one at a time: the next is sent once the
+// parent has the one before. Temporal does not deliver two signals of one
+// workflow in the order they were sent, and a parent that hears of a
+// child's end before the report of its last turn has no turn to settle.
 func (r *run) reportToParent(ctx workflow.Context, c loop.ReportToParent) {
-	r.signalExternal(ctx, r.in.Parent.ID, signals.ChildReportSignal.Name, c.Report, func(err error) loop.Input {
-		return loop.ParentGone{Err: err}
+	if r.loop.Rules() < loop.Rules3 {
+		r.sendReport(ctx, c.Report, nil)
+		return
+	}
+	r.reports = append(r.reports, c.Report)
+	if len(r.reports) == 1 {
+		r.sendReport(ctx, c.Report, r.nextReport)
+	}
+}
+
+// nextReport sends the report queued after the one the parent now has.
+func (r *run) nextReport(ctx workflow.Context) {
+	r.reports = r.reports[1:]
+	if len(r.reports) > 0 {
+		r.sendReport(ctx, r.reports[0], r.nextReport)
+	}
+}
+
+// sendReport signals rep to the parent; then, when set, runs once the
+// signal resolved, either way.
+func (r *run) sendReport(ctx workflow.Context, rep signals.ChildReport, then func(workflow.Context)) {
+	r.signalExternal(ctx, r.in.Parent.ID, signals.ChildReportSignal.Name, rep, func(err error) loop.Input {
+		if then != nil {
+			then(ctx)
+		}
+		if err != nil {
+			return loop.ParentGone{Err: err}
+		}
+		return nil
 	})
 }
 
-// signalExternal signals another agent; failed, when set, makes the
-// failure an input. The run does not end or continue as new while signals
-// are in flight.
-func (r *run) signalExternal(_ workflow.Context, id, name string, arg any, failed func(error) loop.Input) {
+// signalExternal signals another agent; done makes its outcome (nil or the
+// failure) an input, or nothing. The run does not end or continue as new
+// while signals are in flight.
+func (r *run) signalExternal(_ workflow.Context, id, name string, arg any, done func(error) loop.Input) {
 	ctx := r.root
 	r.inflight++
 	fut := workflow.SignalExternalWorkflow(ctx, id, "", name, arg)
 	r.outcome(ctx, fut, func(f workflow.Future) loop.Input {
 		r.inflight--
-		if err := f.Get(ctx, nil); err != nil && failed != nil {
-			return failed(err)
-		}
-		return nil
+		return done(f.Get(ctx, nil))
 	})
 }

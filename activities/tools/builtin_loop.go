@@ -34,7 +34,7 @@ const spawnSchema = `{"type":"object","properties":{
 "task":{"type":"string","description":"the child's first message: what it should do"},
 "system_prompt":{"type":"string"},"profile":{"type":"string","description":"a named kind of agent this worker offers"},
 "provider":{"type":"string"},"model":{"type":"string"},
-"tools":{"type":"array","items":{"type":"string"}},
+"tools":{"type":"array","items":{"type":"string"},"description":"tools the child may use, among yours; omit for all of yours, [] for none"},
 "budget":{"type":"number","description":"share of your remaining budget, from 0 to 1"},
 "mode":{"type":"string","enum":["wait","detach"]},
 "list":{"type":"string","enum":["next-turn","next-step"]}},

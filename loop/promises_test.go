@@ -1,0 +1,164 @@
+package loop
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/signals"
+)
+
+// Issue 19's promises against the pure loop: nothing a client sends fails
+// a run, and a tree counts what every child spent whatever order its
+// reports arrive in.
+
+// A message still pending is a duplicate however many IDs were accepted
+// since: the recent window forgets old IDs, never what the inbox holds.
+// Before, the resend passed Check and the fold refused it: the run failed.
+func TestAResendOfAPendingMessageIsADuplicateAfterAnyNumberOfOthers(t *testing.T) {
+	for _, how := range []string{"pending", "scheduled"} {
+		t.Run(how, func(t *testing.T) {
+			d := newDriver(t, signals.AgentOptions{})
+			keep := Accept{Message: msg("keep-me"), List: eventlog.NextStep}
+			if how == "scheduled" {
+				keep.At = d.now.Add(signals.MaxScheduleAhead / 2)
+			}
+			require.NoError(t, d.step(keep).Err)
+			for i := range MaxRecentIDs + 1 {
+				require.NoError(t, d.step(Accept{Message: msg(fmt.Sprintf("other-%d", i)), List: eventlog.NextStep}).Err)
+			}
+			require.ErrorIs(t, d.l.Check(msg("keep-me")), signals.ErrDuplicateID, "the validator refuses it")
+			for _, list := range []eventlog.List{eventlog.NextStep, eventlog.NextTurn} {
+				rd := d.step(Accept{Message: msg("keep-me"), List: list, Wake: true})
+				require.ErrorIs(t, rd.Err, signals.ErrDuplicateID, "a raw signal is refused the same way")
+				require.Empty(t, rd.Recorded)
+				require.Empty(t, rd.Commands, "no Fail")
+			}
+			d.requireOK()
+		})
+	}
+}
+
+// A scheduled message is remembered from its delivery too: a resend after
+// its time came is a duplicate however many IDs were accepted meanwhile.
+func TestAScheduledMessageIsADuplicateAfterItsDelivery(t *testing.T) {
+	d := newDriver(t, signals.AgentOptions{})
+	d.step(Accept{Message: msg("later"), List: eventlog.NextTurn, At: d.now.Add(signals.MaxScheduleAhead / 2)})
+	for i := range MaxRecentIDs + 1 {
+		d.step(Accept{Message: msg(fmt.Sprintf("other-%d", i)), List: eventlog.NextStep})
+	}
+	d.step(TimerFired{ID: signals.ScheduleTimer("later")})
+	_, _, pending := d.l.State().Inbox.Find("later")
+	require.True(t, pending)
+	require.ErrorIs(t, d.l.Check(msg("later")), signals.ErrDuplicateID)
+	d.requireOK()
+}
+
+// A request whose event the fold refuses is refused, never the run's
+// failure: here an InboxInserted the state cannot take (its ID is pending,
+// and the recent window was emptied as a seed from another build could).
+func TestARequestTheFoldRefusesIsARejection(t *testing.T) {
+	d := newDriver(t, signals.AgentOptions{})
+	d.step(Accept{Message: msg("m"), List: eventlog.NextStep})
+	d.l.recent = newIDs()
+	rd := d.l.Step(d.now, Accept{Message: msg("m"), List: eventlog.NextStep})
+	require.Error(t, rd.Err)
+	require.Empty(t, rd.Recorded)
+	require.Empty(t, rd.Commands)
+	d.requireOK()
+}
+
+// A detached child disposed mid-turn sends the report of that turn and
+// then its end; Temporal may deliver them in either order. The parent
+// counts every token either way and records the turn once when the report
+// comes first.
+func TestAChildsEndCountsWhatItsReportsDidNot(t *testing.T) {
+	for _, endFirst := range []bool{false, true} {
+		t.Run(fmt.Sprintf("end first %t", endFirst), func(t *testing.T) {
+			d := parentDriver(t, signals.AgentOptions{Budget: &signals.Budget{MaxTokens: 1000}})
+			d.followup("f1")
+			d.resume()
+			d.answerModel(call(signals.SpawnTool, `{"task":"watch","mode":"detach"}`))
+			start := take[StartChild](d)
+			d.step(ChildStart{ChildID: start.ChildID})
+			d.answerModel(answer("will report"))
+			d.step(report(start.ChildID, 1, eventlog.EndCompleted, "first", 26))
+			d.answerModel(answer("noted"))
+
+			last := report(start.ChildID, 2, eventlog.EndCanceled, "", 104)
+			end := ChildReport{Report: signals.ChildReport{ID: signals.ChildReportID(start.ChildID, 0), Child: start.ChildID,
+				Spent: eventlog.Usage{InputTokens: 104}, Ended: "disposed: by the operator"}}
+			if endFirst {
+				d.step(end)
+				d.step(last)
+			} else {
+				d.step(last)
+				d.step(end)
+			}
+			require.Equal(t, int64(104), d.l.State().Usage.InputTokens, "the tree spent 104")
+			settled := only[eventlog.ChildSettled](d.events())
+			if endFirst {
+				require.Len(t, settled, 1, "the late report is not recorded: the end counted it")
+			} else {
+				require.Len(t, settled, 2)
+				require.Equal(t, eventlog.EndCanceled, settled[1].Reason)
+			}
+			require.Empty(t, d.l.State().Children)
+			d.requireOK()
+		})
+	}
+}
+
+// A child that closes with no end report (its workflow failed or was
+// terminated) is counted from its result when the shell has one.
+func TestAChildsCloseCountsWhatItsResultSaysItSpent(t *testing.T) {
+	d := parentDriver(t, signals.AgentOptions{})
+	d.followup("f1")
+	d.resume()
+	d.answerModel(call(signals.SpawnTool, `{"task":"count"}`))
+	start := take[StartChild](d)
+	d.step(ChildStart{ChildID: start.ChildID})
+	d.step(ChildClosed{ChildID: start.ChildID, Status: "failed", Spent: eventlog.Usage{InputTokens: 50, OutputTokens: 7}})
+	u := d.l.State().Usage
+	require.Equal(t, int64(57), u.InputTokens+u.OutputTokens)
+	res := only[eventlog.ToolResult](d.events())[0]
+	require.True(t, res.IsError)
+	d.requireOK()
+}
+
+// An older run keeps its rules: its children's ends count nothing.
+func TestRulesTwoRunsCountNothingAtAChildsEnd(t *testing.T) {
+	opts := signals.AgentOptions{Tools: []string{signals.SpawnTool}}
+	d := newDriver(t, opts, func(c *Config) { c.Rules = Rules2 })
+	d.followup("f1")
+	d.resume()
+	d.answerModel(call(signals.SpawnTool, `{"task":"count"}`))
+	start := take[StartChild](d)
+	d.step(ChildStart{ChildID: start.ChildID})
+	d.step(ChildClosed{ChildID: start.ChildID, Status: "failed", Spent: eventlog.Usage{InputTokens: 50}})
+	require.Zero(t, d.l.State().Usage.InputTokens)
+	d.requireOK()
+}
+
+// spawn_agent's tools: omitted means the parent's, [] means none.
+func TestASpawnsEmptyToolListGivesTheChildNoTools(t *testing.T) {
+	for args, want := range map[string][]string{
+		`{"task":"x"}`:                  {signals.SpawnTool, signals.AskHumanTool, signals.WaitTool, "t"},
+		`{"task":"x","tools":null}`:     {signals.SpawnTool, signals.AskHumanTool, signals.WaitTool, "t"},
+		`{"task":"x","tools":[]}`:       {},
+		`{"task":"x","tools":["t"]}`:    {"t"},
+		`{"task":"x","tools":["wait"]}`: {signals.WaitTool},
+	} {
+		t.Run(args, func(t *testing.T) {
+			d := parentDriver(t, signals.AgentOptions{})
+			d.followup("f1")
+			d.resume()
+			d.answerModel(call(signals.SpawnTool, args))
+			start := take[StartChild](d)
+			require.Equal(t, want, start.Input.Options.Tools)
+			d.requireOK()
+		})
+	}
+}
