@@ -5,7 +5,12 @@
 // status and the session log, and waits until the agent is idle. Messages
 // are validated here first, so bad input fails with a typed error before
 // anything is sent; what the workflow rejects comes back typed as well
-// (errors.Is against this package's and signals' sentinel errors).
+// (errors.Is against this package's and signals' sentinel errors). An
+// acknowledged message is sent again under its message ID through transient
+// server failures, within the caller's deadline, and never delivered twice;
+// when the deadline ends first the error says delivery is unknown
+// (DeliveryUnknownError). Handle.Retrying lists the agent's calls that
+// Temporal is retrying, and why; Client.Tree reads a closed agent as closed.
 // Client.List finds agents by Tether's search attributes through Temporal's
 // visibility store, which is eventually consistent.
 //

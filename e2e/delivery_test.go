@@ -2,11 +2,13 @@ package e2e
 
 import (
 	"context"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
@@ -108,4 +110,67 @@ func TestAnAcknowledgedSendThatOutlivesItsDeadlineSaysDeliveryIsUnknown(t *testi
 	require.NoError(t, err)
 	idleAcrossRuns(ctx, t, plain)
 	require.Equal(t, 1, inserted(t, plain)["m-2"], "delivered once across all the attempts")
+}
+
+// countUpdates counts the update calls that reach the connection.
+func countUpdates(n *atomic.Int32) grpc.UnaryClientInterceptor {
+	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+		if method == workflowservice.WorkflowService_UpdateWorkflowExecution_FullMethodName {
+			n.Add(1)
+		}
+		return invoker(ctx, method, req, reply, cc, opts...)
+	}
+}
+
+// A 3 MB message never leaves the Go client: it is refused, typed, before
+// anything is sent. Sent raw, past the client, the server admits it and the
+// worker's rejection, which echoes the whole request, is over the SDK's
+// 2 MiB payload limit: the workflow task fails (PayloadsTooLarge) until the
+// server gives up on the update with "Workflow Task in failed state". The
+// agent then takes the next acknowledged message, delivered once.
+func TestAMessageOverTheLimitIsRefusedBeforeSendingAndARawOneDoesNotWedgeTheAgent(t *testing.T) {
+	e := newEnv(t)
+	e.startWorker()
+	ctx := ctxT(t, time.Minute)
+	_, err := e.agents.Create(ctx, agent.CreateOptions{ID: "big"})
+	require.NoError(t, err)
+	var sent atomic.Int32
+	h, err := e.agentsThrough(countUpdates(&sent)).Attach(ctx, "big")
+	require.NoError(t, err)
+	huge := strings.Repeat("x", 3<<20)
+	_, err = h.Followup(ctx, huge, agent.Acknowledged())
+	require.ErrorIs(t, err, signals.ErrMessageTooLarge)
+	require.Zero(t, sent.Load(), "nothing was sent")
+
+	m := signals.Message{ID: "raw-big", Content: huge}
+	u, err := e.c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: "big", UpdateID: string(m.ID),
+		UpdateName: signals.FollowupUpdate.Name, Args: []any{m}, WaitForStage: client.WorkflowUpdateStageCompleted})
+	if err == nil {
+		err = u.Get(ctx, nil)
+	}
+	var wnr *serviceerror.WorkflowNotReady
+	require.ErrorAs(t, err, &wnr)
+	require.Contains(t, err.Error(), "Workflow Task in failed state")
+	require.Equal(t, enumspb.WORKFLOW_TASK_FAILED_CAUSE_PAYLOADS_TOO_LARGE, lastTaskFailure(ctx, t, e.c, "big"))
+
+	_, err = h.Followup(ctx, "/say after", agent.WithMessageID("after"), agent.Acknowledged())
+	require.NoError(t, err)
+	idleAcrossRuns(ctx, t, h)
+	n := inserted(t, h)
+	require.Equal(t, 1, n["after"])
+	require.Zero(t, n["raw-big"])
+}
+
+// lastTaskFailure is the cause of the last failed workflow task in id's history.
+func lastTaskFailure(ctx context.Context, t *testing.T, c client.Client, id string) enumspb.WorkflowTaskFailedCause {
+	t.Helper()
+	var cause enumspb.WorkflowTaskFailedCause
+	for it := c.GetWorkflowHistory(ctx, id, "", false, 0); it.HasNext(); {
+		ev, err := it.Next()
+		require.NoError(t, err)
+		if a := ev.GetWorkflowTaskFailedEventAttributes(); a != nil {
+			cause = a.GetCause()
+		}
+	}
+	return cause
 }
