@@ -47,8 +47,11 @@ func onStarterThread(f func()) error {
 }
 
 // killGroup kills what is left of the process group of the server pid
-// led. The group's ID is the leader's PID; once every member is gone the
-// kill finds none (ESRCH), which is what it should.
+// led, right after the leader was reaped. The group's ID is the leader's
+// PID, which Linux does not reuse while any member holds it as its group;
+// once every member is gone the kill finds none (ESRCH), unless in the
+// moment since the reaping the PIDs wrapped around to pid and its new
+// owner leads a group of its own.
 func killGroup(pid int) {
 	if pid > 0 {
 		_ = syscall.Kill(-pid, syscall.SIGKILL)
