@@ -43,7 +43,8 @@ func (e *DeliveryUnknownError) Unwrap() error { return e.Err }
 func (e *DeliveryUnknownError) Is(target error) bool { return target == ErrDeliveryUnknown }
 
 // Bounds of an acknowledged send's retries: the backoff between attempts,
-// and how long it tries when the caller's ctx has no deadline.
+// and how long it goes on trying again when the caller's ctx has no
+// deadline.
 const (
 	minResend     = 50 * time.Millisecond
 	maxResend     = 2 * time.Second
@@ -58,8 +59,7 @@ const (
 // message twice; a duplicate after an attempt whose outcome was unknown is
 // that attempt's delivery, reported as success with Seq -1 (unknown).
 func deliver[In any](ctx context.Context, h *Handle, u signals.Update[In, signals.Ack], id eventlog.MessageID, in In) (signals.Ack, error) {
-	ctx, cancel := deliveryContext(ctx)
-	defer cancel()
+	giveUp := retryDeadline(ctx)
 	unknown := signals.Ack{MessageID: id, Seq: -1}
 	for attempt, pause := 1, minResend; ; attempt, pause = attempt+1, min(2*pause, maxResend) {
 		ack, err := updateOnce(ctx, h, u, string(id), in)
@@ -71,19 +71,20 @@ func deliver[In any](ctx context.Context, h *Handle, u signals.Update[In, signal
 		case !transient(err) && !timedOut(err):
 			return ack, h.mapErr(ctx, u.Name, err)
 		}
-		if ctx.Err() != nil || pauseFor(ctx, pause) != nil {
+		if ctx.Err() != nil || time.Now().Add(pause).After(giveUp) || pauseFor(ctx, pause) != nil {
 			return unknown, &DeliveryUnknownError{MessageID: id, Attempts: attempt, Err: fmt.Errorf("%s agent %s: %w", u.Name, h.ID, err)}
 		}
 	}
 }
 
-// deliveryContext bounds a delivery by deliveryLimit when ctx has no
-// deadline of its own.
-func deliveryContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	if _, ok := ctx.Deadline(); ok {
-		return context.WithCancel(ctx)
+// retryDeadline is when deliver stops trying again: ctx's deadline, or
+// deliveryLimit from now when ctx has none. An attempt itself waits as long
+// as ctx lets it (for a worker to take the update, say).
+func retryDeadline(ctx context.Context) time.Time {
+	if d, ok := ctx.Deadline(); ok {
+		return d
 	}
-	return context.WithTimeout(ctx, deliveryLimit)
+	return time.Now().Add(deliveryLimit)
 }
 
 // pauseFor waits d; it fails when ctx ends first.
