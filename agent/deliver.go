@@ -52,8 +52,10 @@ const (
 )
 
 // deliver sends a message as an acknowledged update, again and again under
-// the same message ID while the server answers with a transient failure,
-// until it is known delivered or refused or ctx ends. Temporal answers a
+// the same message ID while the server answers with a transient failure or
+// the agent is busy (signals.ErrBusy, after signals.BusyRetryAfter), until
+// it is known delivered or refused or ctx ends; a busy agent's refusal at
+// the end is returned as it is (the message was not delivered). Temporal answers a
 // repeated update ID from the run that took it, and the agent refuses an ID
 // it already accepted (signals.ErrDuplicateID), so no attempt delivers the
 // message twice; a duplicate after an attempt whose outcome was unknown is
@@ -61,20 +63,36 @@ const (
 func deliver[In any](ctx context.Context, h *Handle, u signals.Update[In, signals.Ack], id eventlog.MessageID, in In) (signals.Ack, error) {
 	giveUp := retryDeadline(ctx)
 	unknown := signals.Ack{MessageID: id, Seq: -1}
+	uncertain := false // an earlier attempt's outcome is unknown
 	for attempt, pause := 1, minResend; ; attempt, pause = attempt+1, min(2*pause, maxResend) {
 		ack, err := updateOnce(ctx, h, u, string(id), in)
+		wait := pause
 		switch {
 		case err == nil:
 			return ack, nil
 		case attempt > 1 && isDuplicate(err):
 			return unknown, nil
+		case isBusy(err): // refused, so not delivered: wait as long as the agent asks
+			wait = max(pause, signals.BusyRetryAfter)
+			if !uncertain && (ctx.Err() != nil || time.Now().Add(wait).After(giveUp)) {
+				return ack, h.mapErr(ctx, u.Name, err)
+			}
 		case !transient(err) && !timedOut(err):
 			return ack, h.mapErr(ctx, u.Name, err)
+		default:
+			uncertain = true
 		}
-		if ctx.Err() != nil || time.Now().Add(pause).After(giveUp) || pauseFor(ctx, pause) != nil {
+		if ctx.Err() != nil || time.Now().Add(wait).After(giveUp) || pauseFor(ctx, wait) != nil {
 			return unknown, &DeliveryUnknownError{MessageID: id, Attempts: attempt, Err: fmt.Errorf("%s agent %s: %w", u.Name, h.ID, err)}
 		}
 	}
+}
+
+// isBusy reports the workflow's refusal of a message while it holds too
+// much (signals.ErrBusy): the same message may be taken a moment later.
+func isBusy(err error) bool {
+	var app *temporal.ApplicationError
+	return errors.As(err, &app) && app.Type() == signals.RejectBusy
 }
 
 // retryDeadline is when deliver stops trying again: ctx's deadline, or

@@ -129,6 +129,9 @@ func (l *Loop) planPrune(over, keepRecent int) []string {
 // summaryKeep says how many recent messages a summary keeps verbatim: at
 // least keepRecent, starting at a user message so no tool result loses its
 // call. It returns -1 when there is nothing before them to summarise.
+// Under rules 3 what it keeps is bounded by bytes too (half of what a seed
+// carries): a few large messages kept verbatim made a seed larger than
+// Temporal's 2 MiB payload limit, and the run could not continue as new.
 func (l *Loop) summaryKeep(keepRecent int) int {
 	conv, err := l.conversation()
 	if err != nil {
@@ -139,10 +142,27 @@ func (l *Loop) summaryKeep(keepRecent int) int {
 	for start > 0 && msgs[start].Role != eventlog.RoleUser {
 		start--
 	}
+	if l.cfg.Rules >= Rules3 && keptBytes(msgs[start:]) > l.cfg.MaxSeedBytes/2 {
+		for start < len(msgs) && (keptBytes(msgs[start:]) > l.cfg.MaxSeedBytes/2 || msgs[start].Role != eventlog.RoleUser) {
+			start++
+		}
+	}
 	if start == 0 {
 		return -1
 	}
 	return len(msgs) - start
+}
+
+// keptBytes is the content of msgs as a seed carries it.
+func keptBytes(msgs []eventlog.Message) int {
+	n := 0
+	for _, m := range msgs {
+		n += len(m.Content)
+		for _, tc := range m.ToolCalls {
+			n += len(tc.Name) + len(tc.Arguments)
+		}
+	}
+	return n
 }
 
 func withoutSystem(msgs []eventlog.Message) []eventlog.Message {

@@ -24,6 +24,9 @@ func (l *Loop) Check(m signals.Message) error {
 	if l.duplicate(m.ID) {
 		return fmt.Errorf("%w: %s", signals.ErrDuplicateID, m.ID)
 	}
+	if n := pendingBytes(l.state) + len(m.Content); l.cfg.Rules >= Rules3 && n > signals.MaxPendingBytes {
+		return fmt.Errorf("%w: %d bytes would wait, limit %d; retry in %s", signals.ErrBusy, n, signals.MaxPendingBytes, signals.BusyRetryAfter)
+	}
 	return nil
 }
 

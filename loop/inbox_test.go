@@ -262,5 +262,9 @@ func TestPendingContentTooLargeForASeedOpensATurnThatDrainsIt(t *testing.T) {
 	require.Empty(t, d.l.State().Inbox.NextStep)
 	d.answerModel(answer("read it all"))
 	d.step(Continue{})
+	// The context is larger than a seed may carry: under rules 3 it is
+	// summarised first, whatever few messages it has (see summaryKeep).
+	take[Summarize](d)
+	d.step(Summarized{Text: "summary"})
 	require.Len(t, seen[ContinueAsNew](d), 1, "and the run may continue as new again")
 }

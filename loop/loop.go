@@ -97,9 +97,10 @@ type Loop struct {
 
 	// From the seed of a continued run: the conversation up to base, the
 	// run it came from, the chain's runs before this one.
-	context eventlog.ConversationSnapshot
-	prevRun string
-	runs    int
+	context      eventlog.ConversationSnapshot
+	contextBytes int // its content, as a log page counts it
+	prevRun      string
+	runs         int
 
 	// Control state: where the loop stands while it waits for an outcome.
 	// It is not durable: replay rebuilds it by stepping the same inputs,

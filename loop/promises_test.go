@@ -2,6 +2,7 @@ package loop
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -161,4 +162,27 @@ func TestASpawnsEmptyToolListGivesTheChildNoTools(t *testing.T) {
 			d.requireOK()
 		})
 	}
+}
+
+// A message that would make more than signals.MaxPendingBytes wait is
+// refused, busy, by the validator and the signal path alike; the agent
+// takes messages again once a turn claimed what waits.
+func TestAMessageOverThePendingBudgetIsRefusedBusyUntilATurnDrainsIt(t *testing.T) {
+	d := newDriver(t, signals.AgentOptions{})
+	big := func(id string) signals.Message {
+		return signals.Message{ID: eventlog.MessageID(id), Content: strings.Repeat("y", signals.MaxMessageBytes)}
+	}
+	n := signals.MaxPendingBytes / signals.MaxMessageBytes
+	for i := range n {
+		require.NoError(t, d.l.Check(big(fmt.Sprint("m", i))))
+		require.NoError(t, d.l.Step(d.now, Accept{Message: big(fmt.Sprint("m", i)), List: eventlog.NextStep}).Err)
+	}
+	require.ErrorIs(t, d.l.Check(big("over")), signals.ErrBusy, "the budget is met exactly: one byte more is refused")
+	require.ErrorIs(t, d.l.Step(d.now, Accept{Message: big("over"), List: eventlog.NextStep}).Err, signals.ErrBusy)
+	require.ErrorIs(t, d.l.Check(signals.Message{ID: "small", Content: "x"}), signals.ErrBusy, "not even a byte more")
+	d.resume() // more waits than a seed carries: a turn claims it
+	require.True(t, d.l.State().InTurn)
+	require.Zero(t, d.l.State().Inbox.Len())
+	require.NoError(t, d.l.Check(big("over")), "what waits was claimed: the agent takes messages again")
+	d.requireOK()
 }

@@ -20,6 +20,7 @@ func Restore(cfg Config, seed signals.Seed) *Loop {
 	l.prevRun, l.runs, l.made = seed.PrevRun, seed.Runs, seed.Made
 	conv := eventlog.RestoreConversation(seed.Context)
 	l.chars, l.system, l.msgs = conv.Chars(), len(seed.Context.System), len(seed.Context.Messages)
+	l.contextBytes = conv.Chars() + len(seed.Context.System)
 	for _, id := range seed.Recent {
 		l.recent.add(id)
 	}
@@ -107,8 +108,9 @@ func (l *Loop) inlinePending() []eventlog.MessageID {
 	return out
 }
 
-// MaxLogPageBytes bounds one log page's event data, far below Temporal's
-// 4 MiB gRPC limit. A page always holds at least one event.
+// MaxLogPageBytes bounds one log page's event data and the carried context
+// it starts with, far below Temporal's 2 MiB payload limit. A page always
+// holds at least one event.
 const MaxLogPageBytes = 1 << 20
 
 // Page answers the log query: events with From <= seq < To of this run.
@@ -124,11 +126,11 @@ func (l *Loop) Page(req signals.LogRequest) signals.LogPage {
 	}
 	from := max(req.From, l.base)
 	page := signals.LogPage{Events: []eventlog.Envelope{}, Len: end, Base: l.base, PrevRun: l.prevRun}
+	size := 0
 	if req.From < l.base {
 		ctx := l.context
-		page.Context = &ctx
+		page.Context, size = &ctx, l.contextBytes
 	}
-	size := 0
 	for seq := from; seq < to && len(page.Events) < limit; seq++ {
 		env := l.log[seq-l.base]
 		size += len(env.Data)

@@ -32,7 +32,9 @@ func ListToolsActivityID(turn, step int) string {
 // the digest of the listing the run recorded last: a server whose tools
 // still have that digest answers Unchanged. The result is an
 // eventlog.ToolsListed with one entry per server, in order; a server that
-// cannot be listed gets an entry with Error, never a failed activity.
+// cannot be listed gets an entry with Error, never a failed activity, but
+// for a listing over mcp.MaxListingBytes, which fails at once, not
+// retryable, as tether.MCPListingTooLarge.
 type ListToolsInput struct {
 	Servers []string          `json:"servers"`
 	Known   map[string]string `json:"known,omitempty"`

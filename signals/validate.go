@@ -39,9 +39,28 @@ var (
 	ErrScheduleTooFar = errors.New("message is scheduled too far ahead")
 	// ErrTooManyScheduled refuses a send while MaxScheduled messages wait.
 	ErrTooManyScheduled = errors.New("too many scheduled messages")
+	// ErrBusy refuses a message while the agent holds too much: its
+	// pending messages or its run's history are over their byte budget
+	// (MaxPendingBytes, MaxRunHistoryBytes). It passes as turns claim what
+	// waits and the run continues as new: send again after BusyRetryAfter.
+	ErrBusy = errors.New("agent is busy")
 	// ErrRefused is a request the agent's state cannot take (its fold
 	// refused the event); nothing was recorded.
 	ErrRefused = errors.New("agent refused the request")
+)
+
+// Admission by bytes: a burst of valid messages must not take a run past
+// Temporal's history limit (limit.historySize.error, 50 MB by default),
+// where the server terminates it. An agent refuses a message with ErrBusy
+// while what is pending would pass MaxPendingBytes, or while its run's
+// history would pass MaxRunHistoryBytes (updates only: the server writes a
+// signal before the workflow sees it). A run continues as new at its next
+// boundary once Temporal suggests it (4 MiB of history by default).
+const (
+	MaxPendingBytes    = 1 << 20 // twice what a seed carries by default (loop.DefaultMaxSeedBytes)
+	MaxRunHistoryBytes = 16 << 20
+	// BusyRetryAfter is how long a refused sender should wait.
+	BusyRetryAfter = time.Second
 )
 
 // Bounds of scheduled messages (Send.At): they wait in the agent's state,
@@ -136,6 +155,8 @@ const (
 	RejectContinue  = "tether.Continuing"
 	RejectDecision  = "tether.NoSuchDecision"
 	RejectScheduled = "tether.TooManyScheduled"
+	// RejectBusy is the one rejection worth retrying (see ErrBusy).
+	RejectBusy = "tether.Busy"
 )
 
 var rejections = []struct {
@@ -148,6 +169,7 @@ var rejections = []struct {
 	{RejectContinue, ErrContinuing},
 	{RejectDecision, ErrNoSuchDecision},
 	{RejectScheduled, ErrTooManyScheduled},
+	{RejectBusy, ErrBusy},
 }
 
 // RejectionType is the rejection type for a validation error.

@@ -47,8 +47,9 @@ type run struct {
 	attrs     attrState
 	obs       RunObserver // nil without a Config.Observer
 	snap      *snapshot
-	idleTail  bool // the run's config omits the marker of a plain idle tail
-	bareTail  bool // ... and, without search attributes, writes nothing for it (runConfig.BareTail)
+	idleTail  bool      // the run's config omits the marker of a plain idle tail
+	bareTail  bool      // ... and, without search attributes, writes nothing for it (runConfig.BareTail)
+	admitted  admission // what validators admitted since the history size they last saw
 	// signalsFirst: updates hand earlier signals to the loop first (runConfig.SignalsFirst).
 	signalsFirstOn bool
 }

@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -101,8 +102,11 @@ func (r *run) acked(ctx workflow.Context, m signals.Message, rt route) (signals.
 func (r *run) messageUpdate(ctx workflow.Context, name string, rt route) error {
 	return workflow.SetUpdateHandlerWithOptions(ctx, name,
 		func(ctx workflow.Context, m signals.Message) (signals.Ack, error) { return r.acked(ctx, m, rt) },
-		workflow.UpdateHandlerOptions{Validator: func(_ workflow.Context, m signals.Message) error {
-			return reject(r.loop.Check(m))
+		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, m signals.Message) error {
+			if err := r.loop.Check(m); err != nil {
+				return reject(err)
+			}
+			return reject(r.admit(ctx, m))
 		}},
 	)
 }
@@ -119,7 +123,10 @@ func (r *run) sendUpdate(ctx workflow.Context) error {
 			if err := r.loop.Check(s.Message); err != nil {
 				return reject(err)
 			}
-			return reject(r.loop.CheckSchedule(s.At, workflow.Now(ctx), s.Content))
+			if err := r.loop.CheckSchedule(s.At, workflow.Now(ctx), s.Content); err != nil {
+				return reject(err)
+			}
+			return reject(r.admit(ctx, s.Message))
 		}},
 	)
 }
@@ -245,10 +252,43 @@ func (r *run) receive(ctx workflow.Context, name string, handle func(signals.Mes
 	r.inlets = append(r.inlets, receive(ctx, name, handle))
 }
 
-// reject types a validation error so clients can match it.
+// admission is what the run's validators know of its history's size: the
+// size the server gave at the start of the current workflow task, and the
+// bytes of the messages accepted since, which that size does not show yet.
+type admission struct{ size, since int }
+
+// admitOverhead is what an accepted update adds to history beside its
+// message's content and ID (its events and their metadata), rounded up.
+const admitOverhead = 1 << 10
+
+// admit refuses a message, busy, while the run's history would pass
+// signals.MaxRunHistoryBytes with it: a burst of acknowledged sends (many
+// accepted in one workflow task, before the run could continue as new)
+// cannot take it to Temporal's limit, where the server terminates it. It
+// runs in validators only, which replay does not run, so its count
+// decides no command.
+func (r *run) admit(ctx workflow.Context, m signals.Message) error {
+	size := workflow.GetInfo(ctx).GetCurrentHistorySize()
+	if size != r.admitted.size {
+		r.admitted = admission{size: size}
+	}
+	n := len(m.Content) + len(m.ID) + admitOverhead
+	if total := size + r.admitted.since + n; total > signals.MaxRunHistoryBytes {
+		return fmt.Errorf("%w: the run's history would hold %d bytes, limit %d, until it continues as new; retry in %s",
+			signals.ErrBusy, total, signals.MaxRunHistoryBytes, signals.BusyRetryAfter)
+	}
+	r.admitted.since += n
+	return nil
+}
+
+// reject types a validation error so clients can match it. Only a busy
+// agent's refusal is retryable: every other one answers the same again.
 func reject(err error) error {
 	if err == nil {
 		return nil
+	}
+	if errors.Is(err, signals.ErrBusy) {
+		return temporal.NewApplicationError(err.Error(), signals.RejectBusy, signals.BusyRetryAfter)
 	}
 	return temporal.NewNonRetryableApplicationError(err.Error(), signals.RejectionType(err), nil)
 }
