@@ -186,3 +186,41 @@ func TestAMessageOverThePendingBudgetIsRefusedBusyUntilATurnDrainsIt(t *testing.
 	require.NoError(t, d.l.Check(big("over")), "what waits was claimed: the agent takes messages again")
 	d.requireOK()
 }
+
+// One model reply with many calls of a fast tool: 84 read_file calls of a
+// large file took one workflow task past gRPC's 4 MiB limit, and the
+// server terminated the workflow. The step's first MaxLocalCallsPerStep
+// run as local activities, the rest as regular ones, whose results the
+// server writes.
+func TestAStepRunsAtMostMaxLocalCallsPerStepAsLocalActivities(t *testing.T) {
+	for _, rules := range []Rules{Rules2, Rules3} {
+		t.Run(fmt.Sprint("rules ", rules), func(t *testing.T) {
+			opts := signals.AgentOptions{Tools: []string{"read_file"}, MaxParallelTools: MaxCallsPerStep}
+			d := newDriver(t, opts, func(c *Config) { c.Local, c.Rules = []string{"read_file"}, rules })
+			d.followup("f1")
+			d.resume()
+			args := make([]string, MaxCallsPerStep)
+			for i := range args {
+				args[i] = fmt.Sprintf(`{"path":"big-%d"}`, i)
+			}
+			d.answerModel(callsWith("read_file", args...))
+			starts := inFlight[StartTool](d)
+			require.Len(t, starts, MaxCallsPerStep)
+			local := 0
+			for _, s := range starts {
+				if s.Local {
+					local++
+				}
+			}
+			if rules < Rules3 {
+				require.Equal(t, MaxCallsPerStep, local, "a run recorded before keeps running them all locally")
+				return
+			}
+			require.Equal(t, MaxLocalCallsPerStep, local)
+			for i, s := range starts {
+				require.Equal(t, i < MaxLocalCallsPerStep, s.Local, "the first calls in model order run locally")
+			}
+			d.requireOK()
+		})
+	}
+}

@@ -35,6 +35,7 @@ type toolRun struct {
 	child   []string       // the child agent a spawn_agent call started
 	detach  []bool         // ... and whether it answers once the child started
 	next    int            // the next result to commit
+	local   int            // calls started as local activities (see MaxLocalCallsPerStep)
 	busy    bool           // a pre or post hook command is outstanding
 	// stop, once set, starts nothing more: waiting calls get this outcome
 	// and calls in flight are interrupted (a cancel, or a failed turn).
@@ -47,6 +48,14 @@ type toolRun struct {
 // activities (2,000) and on one history, and the run may continue as new
 // at the next step boundary. Calls beyond it get an error result.
 const MaxCallsPerStep = 128
+
+// MaxLocalCallsPerStep bounds the calls of one step that run as local
+// activities (rules 3); the step's further calls of fast tools run as
+// regular activities. A local activity's result is recorded in the workflow
+// task that completes it, and one step's local calls complete in one task:
+// 128 results of up to 64 KiB passed gRPC's 4 MiB message limit, and the
+// server terminated the workflow. 16 keep a task under 1 MiB of results.
+const MaxLocalCallsPerStep = 16
 
 // enterTools begins the step's tool calls. A call of a tool the agent may
 // not use gets an error result without running.
@@ -178,10 +187,11 @@ func (l *Loop) startCall(now time.Time, i int) {
 			IdempotencyKey: signals.IdempotencyKey(l.cfg.AgentID, s.Turn, s.Step, c.ID), MCP: c.MCP},
 	}
 	switch {
-	case l.local[c.Name]:
+	case l.local[c.Name] && (l.cfg.Rules < Rules3 || t.local < MaxLocalCallsPerStep):
 		// A local activity's input is not in history: its arguments travel
 		// in the input and the tool/call event is journaled whole.
 		cmd.Local, cmd.Input.Arguments = true, c.Arguments
+		t.local++
 	case len(c.Arguments) > 0 && len(c.Arguments) <= signals.MaxInlineArguments:
 		// Small arguments cost less in the input than the activity's round
 		// trip to the log would; larger ones are read from the log, at
