@@ -22,8 +22,11 @@ import (
 // attempt to the next: Temporal keeps an attempt's last heartbeat details
 // and hands them to the next attempt, also after a heartbeat timeout. Every
 // heartbeat carries it, so an attempt that dies keeps the count it was given.
+// A tool call's heartbeats also carry its latest progress, if it reported
+// any; the count is read alone, so progress never changes it.
 type attemptRecord struct {
-	Failures int32 `json:"failures"`
+	Failures int32         `json:"failures"`
+	Progress *callProgress `json:"progress,omitempty"`
 }
 
 // MaxErrorBytes bounds the text of a call's own failure: it crosses the

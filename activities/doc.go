@@ -22,7 +22,11 @@
 // model call's failure is final (the workflow's retry hook owns retries); a
 // tool's or a summary's own failures are counted in the heartbeat details,
 // which survive to the next attempt, until the call's attempt budget is
-// used. Each enforces the call's own time limit itself, so running out of
+// used. A tool call's heartbeats also carry its latest progress
+// (tools.ReportProgress, an MCP server's notifications) with the attempt
+// that reported it, as one line of at most MaxProgressMessage bytes, for
+// the agent's status to show; the heartbeat loop records the latest
+// details on every tick. Each enforces the call's own time limit itself, so running out of
 // time is the call's failure too. A model reply is bounded (llm.Bound)
 // before it leaves the activity, and so is every error text. Credentials
 // live in provider adapters on the worker and never appear in an input, a

@@ -3,6 +3,7 @@ package activities
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -15,6 +16,15 @@ import (
 // costs nothing on the wire and keeps what is sent fresh.
 const DefaultHeartbeatEvery = time.Second
 
+// beat is a running heartbeat loop. Every tick records the latest details
+// given (set), so details that change while the attempt runs (a call's
+// progress) reach Temporal within a tick and are never overwritten by
+// older ones. Safe for concurrent use.
+type beat struct {
+	latest atomic.Pointer[[]any]
+	stop   func()
+}
+
 // heartbeat records a heartbeat (with details, if any) every interval until
 // stop is called. It is what lets cancellation of the turn reach a running
 // activity, what tells Temporal the worker is alive, and what publishes a
@@ -22,9 +32,16 @@ const DefaultHeartbeatEvery = time.Second
 // once; it returns once no heartbeat of this loop can be recorded any more,
 // so a caller may then record final details of its own.
 func heartbeat(ctx context.Context, every time.Duration, details ...any) (stop func()) {
+	return startBeat(ctx, every, details...).stop
+}
+
+// startBeat is heartbeat whose details can change (beat.set).
+func startBeat(ctx context.Context, every time.Duration, details ...any) *beat {
 	if every <= 0 {
 		every = DefaultHeartbeatEvery
 	}
+	b := &beat{}
+	b.latest.Store(&details)
 	done, exited := make(chan struct{}), make(chan struct{})
 	activity.RecordHeartbeat(ctx, details...)
 	go func() {
@@ -38,13 +55,18 @@ func heartbeat(ctx context.Context, every time.Duration, details ...any) (stop f
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				activity.RecordHeartbeat(ctx, details...)
+				activity.RecordHeartbeat(ctx, *b.latest.Load()...)
 			}
 		}
 	}()
 	var once sync.Once
-	return func() {
+	b.stop = func() {
 		once.Do(func() { close(done) })
 		<-exited
 	}
+	return b
 }
+
+// set makes details those of the loop's next heartbeats. It does not
+// record them itself, so a tool that reports often costs one record a tick.
+func (b *beat) set(details ...any) { b.latest.Store(&details) }

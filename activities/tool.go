@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/tetherdev/tether/activities/llm"
@@ -55,8 +56,8 @@ func (t *Tool) Validate() error {
 // the idempotency key is stable across retries and crashes.
 func (t *Tool) Run(ctx context.Context, in signals.ToolInput) (signals.ToolOutput, error) {
 	prior := priorFailures(ctx)
-	stop := heartbeat(ctx, t.HeartbeatEvery, attemptRecord{Failures: prior})
-	defer stop()
+	beat := startBeat(ctx, t.HeartbeatEvery, attemptRecord{Failures: prior})
+	defer beat.stop()
 	ref := ownRef(ctx, signals.LogRef{Upto: in.AssistantSeq + 1})
 	args := in.Arguments
 	if args == nil { // a regular activity: the arguments are in the log
@@ -74,7 +75,7 @@ func (t *Tool) Run(ctx context.Context, in signals.ToolInput) (signals.ToolOutpu
 		out.Content, out.IsError = llm.DroppedNotice(n, limit), true
 		return out, nil
 	}
-	res, err := t.execute(ctx, in, tools.Call{
+	res, err := t.execute(reportProgress(ctx, beat, in.Name, prior), in, tools.Call{
 		AgentID: ref.AgentID, CallID: in.CallID, Name: in.Name,
 		Arguments: args, IdempotencyKey: in.IdempotencyKey,
 	})
@@ -91,7 +92,7 @@ func (t *Tool) Run(ctx context.Context, in signals.ToolInput) (signals.ToolOutpu
 		msg := tools.Truncate(fmt.Sprintf("tool %s call %s: %v", in.Name, in.CallID, err), MaxErrorBytes)
 		return signals.ToolOutput{}, temporal.NewApplicationError(msg, ErrMCPUnavailable)
 	}
-	return signals.ToolOutput{}, ownFailure(ctx, stop, prior, budget(in.Attempts), signals.ToolFailure,
+	return signals.ToolOutput{}, ownFailure(ctx, beat.stop, prior, budget(in.Attempts), signals.ToolFailure,
 		fmt.Sprintf("tool %s call %s: %v", in.Name, in.CallID, err))
 }
 
@@ -127,4 +128,15 @@ func (t *Tool) execute(ctx context.Context, in signals.ToolInput, call tools.Cal
 		}
 		return tools.Result{}, fmt.Errorf("did not finish within %s", limit)
 	}
+}
+
+// reportProgress is ctx whose call's progress (tools.ReportProgress, an
+// MCP server's notifications) goes into the attempt's heartbeats, the
+// latest replacing the one before, with the count of prior failures
+// unchanged. The attempt's last heartbeat (ownFailure's) has none.
+func reportProgress(ctx context.Context, b *beat, tool string, prior int32) context.Context {
+	attempt := activity.GetInfo(ctx).Attempt
+	return tools.WithProgress(ctx, func(p tools.Progress) {
+		b.set(attemptRecord{Failures: prior, Progress: progressOf(tool, attempt, p)})
+	})
 }

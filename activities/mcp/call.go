@@ -37,7 +37,7 @@ type Caller struct {
 // the next call connects again. A call still running when ctx ends
 // returns ctx's error and keeps the session; the tool activity counts
 // running past the call's time limit as the call's own failure. A ctx
-// of WithProgress carries a progress token and hears the call's progress.
+// of tools.WithProgress carries a progress token and hears the call's progress.
 func (c *Caller) CallMCP(ctx context.Context, tool signals.MCPGrant, call tools.Call) (tools.Result, error) {
 	if !c.Sessions.Configured(tool.Server) {
 		return c.failed(fmt.Sprintf("MCP server %q is not configured on this worker", tool.Server)), nil

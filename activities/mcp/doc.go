@@ -9,7 +9,7 @@
 // lists servers concurrently, each within a timeout, applies the listing
 // bounds of package signals, and digests the result so an unchanged
 // server records no tools again. Caller runs the tool activity's calls; a
-// call whose context asks for progress (WithProgress) sends a progress
+// call whose context asks for progress (tools.WithProgress) sends a progress
 // token and hears the server's progress notifications while it runs.
 //
 // It must never fail a listing for one server (that server's entry says

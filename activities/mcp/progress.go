@@ -6,39 +6,23 @@ import (
 	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tetherdev/tether/activities/tools"
 )
-
-// Progress is a progress notification of a running call: Progress grows
-// as the server works; Total is zero when the server does not know it.
-type Progress struct {
-	Progress float64 `json:"progress"`
-	Total    float64 `json:"total,omitempty"`
-	Message  string  `json:"message,omitempty"`
-}
-
-type progressKey struct{}
-
-// WithProgress returns ctx whose calls (CallMCP) carry a progress token
-// and report what the server says of their progress to f, in order,
-// while they run; none after the call returns. f runs on the session's
-// goroutine that reads the server's notifications: it must return
-// quickly and never call the session.
-func WithProgress(ctx context.Context, f func(Progress)) context.Context {
-	return context.WithValue(ctx, progressKey{}, f)
-}
 
 // progressRoutes sends each progress notification to the call whose
 // token it carries. Tokens are unique in the Manager, so in each session.
 type progressRoutes struct {
 	mu    sync.Mutex
 	next  uint64
-	calls map[string]func(Progress)
+	calls map[string]func(tools.Progress)
 }
 
-// route gives ctx's call a token if ctx asks for progress (WithProgress),
-// and a func that stops its notifications, to call once the call returned.
+// route gives ctx's call a token if ctx asks for progress
+// (tools.WithProgress), and a func that stops its notifications, to call
+// once the call returned.
 func (r *progressRoutes) route(ctx context.Context) (token string, done func()) {
-	f, _ := ctx.Value(progressKey{}).(func(Progress))
+	f := tools.ProgressFunc(ctx)
 	if f == nil {
 		return "", func() {}
 	}
@@ -47,7 +31,7 @@ func (r *progressRoutes) route(ctx context.Context) (token string, done func()) 
 	r.next++
 	token = fmt.Sprintf("tether-%d", r.next)
 	if r.calls == nil {
-		r.calls = map[string]func(Progress){}
+		r.calls = map[string]func(tools.Progress){}
 	}
 	r.calls[token] = f
 	return token, func() {
@@ -57,13 +41,15 @@ func (r *progressRoutes) route(ctx context.Context) (token string, done func()) 
 	}
 }
 
-// handle is the client's ProgressNotificationHandler.
+// handle is the client's ProgressNotificationHandler. A URL in the
+// server's message loses what may be a secret in it, as in errors (the
+// tool activity then cuts the message to one short line).
 func (r *progressRoutes) handle(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
 	token, _ := req.Params.ProgressToken.(string)
 	r.mu.Lock()
 	f := r.calls[token]
 	r.mu.Unlock()
 	if f != nil {
-		f(Progress{Progress: req.Params.Progress, Total: req.Params.Total, Message: req.Params.Message})
+		f(tools.Progress{Progress: req.Params.Progress, Total: req.Params.Total, Message: redact(req.Params.Message)})
 	}
 }

@@ -18,9 +18,9 @@ func TestACallHearsItsServersProgressWhileItRuns(t *testing.T) {
 	transports(t, func(t *testing.T, f *fixture) {
 		var (
 			mu  sync.Mutex
-			got []mcp.Progress
+			got []tools.Progress
 		)
-		ctx := mcp.WithProgress(timeout(t, 20*time.Second), func(p mcp.Progress) {
+		ctx := tools.WithProgress(timeout(t, 20*time.Second), func(p tools.Progress) {
 			mu.Lock()
 			defer mu.Unlock()
 			got = append(got, p)
@@ -32,7 +32,7 @@ func TestACallHearsItsServersProgressWhileItRuns(t *testing.T) {
 		require.Equal(t, "progressed", res.Content, "the progress arrived while the call ran")
 		mu.Lock()
 		defer mu.Unlock()
-		require.Equal(t, []mcp.Progress{{Progress: 1, Total: 2, Message: "halfway"}}, got)
+		require.Equal(t, []tools.Progress{{Progress: 1, Total: 2, Message: "halfway"}}, got)
 	})
 }
 

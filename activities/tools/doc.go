@@ -8,6 +8,9 @@
 // arguments, a ModelVisibleError, a panic) into a Result with IsError set.
 // Only failures worth retrying come back as Go errors.
 //
+// A long tool may say how far it is with ReportProgress; the tool activity
+// listens (WithProgress) and the agent's status shows the latest report.
+//
 // Tools run at least once per call: a call whose worker dies mid-run, or a
 // local tool whose workflow task is lost, runs again, always with the same
 // Call.IdempotencyKey, on which a tool with side effects dedupes them. A
