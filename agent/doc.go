@@ -10,7 +10,9 @@
 // server failures, within the caller's deadline, and never delivered twice;
 // when the deadline ends first the error says delivery is unknown
 // (DeliveryUnknownError). Handle.Retrying lists the agent's calls that
-// Temporal is retrying, and why; Client.Tree reads a closed agent as closed.
+// Temporal is retrying, and why; Handle.Calls adds the progress that running
+// tool calls report, only that of the attempt running; Client.Tree reads a
+// closed agent as closed.
 // Client.List finds agents by Tether's search attributes through Temporal's
 // visibility store, which is eventually consistent.
 //

@@ -27,19 +27,10 @@ type Retrying struct {
 // Retrying reads the agent's calls that are being retried: the pending
 // activities of its latest run past their first attempt, or with a failure
 // recorded. A call that has not failed yet is not listed; a closed agent
-// has none.
+// has none. Calls reads these with the calls' progress.
 func (h *Handle) Retrying(ctx context.Context) ([]Retrying, error) {
-	desc, err := h.c.DescribeWorkflowExecution(ctx, h.ID, "")
-	if err != nil {
-		return nil, h.mapErr(ctx, "describe", err)
-	}
-	var out []Retrying
-	for _, a := range desc.GetPendingActivities() {
-		if a.GetAttempt() > 1 || a.GetLastFailure() != nil {
-			out = append(out, retrying(a))
-		}
-	}
-	return out, nil
+	calls, err := h.Calls(ctx)
+	return calls.Retrying, err
 }
 
 func retrying(a *workflowpb.PendingActivityInfo) Retrying {

@@ -191,11 +191,12 @@ func reader(name string, show func(ctx context.Context, e env, h *agent.Handle, 
 	}
 }
 
-// statusJSON is status --json: the status query's view and the calls
-// being retried.
+// statusJSON is status --json: the status query's view, the calls being
+// retried and the running calls' progress.
 type statusJSON struct {
 	signals.StatusView
-	Retrying []agent.Retrying `json:"retrying,omitempty"`
+	Retrying []agent.Retrying     `json:"retrying,omitempty"`
+	Progress []agent.CallProgress `json:"progress,omitempty"`
 }
 
 func showStatus(ctx context.Context, e env, h *agent.Handle, asJSON bool) error {
@@ -203,15 +204,16 @@ func showStatus(ctx context.Context, e env, h *agent.Handle, asJSON bool) error 
 	if err != nil {
 		return err
 	}
-	retrying, err := h.Retrying(ctx)
+	calls, err := h.Calls(ctx)
 	switch {
 	case err != nil:
 		return err
 	case asJSON:
-		return e.json(statusJSON{StatusView: st, Retrying: retrying})
+		return e.json(statusJSON{StatusView: st, Retrying: calls.Retrying, Progress: calls.Progress})
 	}
 	printStatus(e, st)
-	printRetrying(e, retrying)
+	printRetrying(e, calls.Retrying)
+	printProgress(e, calls.Progress)
 	return nil
 }
 

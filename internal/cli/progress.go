@@ -1,0 +1,43 @@
+package cli
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/tetherdev/tether/agent"
+)
+
+// maxProgressMessage bounds a progress message on its status line; the
+// worker already cuts it to one line of 160 bytes.
+const maxProgressMessage = 160
+
+// printProgress says how far the running tool calls are, as they last
+// reported it: `progress:  tool files__index (activity tool-3-1-0): 40/100 "indexing"`.
+func printProgress(e env, calls []agent.CallProgress) {
+	for _, p := range calls {
+		e.printf("progress:  tool %s (%s): %s\n", clip(p.Tool, 128), progressWhere(p), progressText(p))
+	}
+}
+
+// progressWhere names the call's activity, and its attempt past the first.
+func progressWhere(p agent.CallProgress) string {
+	if p.Attempt > 1 {
+		return fmt.Sprintf("activity %s, attempt %d", p.ID, p.Attempt)
+	}
+	return "activity " + p.ID
+}
+
+// progressText is progress/total (progress alone without a total) and the
+// message, quoted, if any.
+func progressText(p agent.CallProgress) string {
+	s := number(p.Progress)
+	if p.Total != 0 {
+		s += "/" + number(p.Total)
+	}
+	if p.Message != "" {
+		s += " " + strconv.Quote(clip(p.Message, maxProgressMessage))
+	}
+	return s
+}
+
+func number(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
