@@ -122,6 +122,7 @@ func newServer(state string, many int) *mcp.Server {
 	s.add("huge_schema", "A schema over the bound.", &mcp.ToolAnnotations{ReadOnlyHint: true}, hugeSchema(), echoNothing)
 	s.add("grow", "Add the tool extra to the list.", nil, objectSchema, s.grow)
 	s.add("progress", "Report progress once, then wait for the file go-on in the state directory.", &mcp.ToolAnnotations{ReadOnlyHint: true}, objectSchema, s.progress)
+	s.add("steps", "Report progress 1 of 3 with the message text, and the next step each time the state directory has the file step-<i>; then answer.", &mcp.ToolAnnotations{ReadOnlyHint: true}, textSchema, s.steps)
 	s.add("crash_always", "Exit the server, every time.", nil, objectSchema, crashAlways)
 	s.add("spawn", "Start a child process and answer its process ID.", nil, objectSchema, spawn)
 	s.add("media", "An image, and the same as structured content, as a file server reads media.", &mcp.ToolAnnotations{ReadOnlyHint: true}, objectSchema, media)
