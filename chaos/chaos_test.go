@@ -44,12 +44,13 @@ func TestChaos(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(*flagKills+*flagRestarts)*2**flagInterval+30*time.Minute)
 	defer cancel()
 	c := startCluster(ctx, t, dir, bare)
-	fleetClient, floodClient := dial(t, c.hostPort()), dial(t, c.hostPort())
+	fleetClient, floodClient, faultClient := dial(t, c.hostPort()), dial(t, c.hostPort()), dial(t, c.hostPort())
 
 	led, streams := newLedger(), newStreamTally()
 	drivers := fleet(seed, *flagAgents, agent.New(fleetClient, ""), led, streams)
 	fl := &flood{c: floodClient, ns: "default", rng: rand.New(rand.NewPCG(seed, 2)), led: led, bigEvery: *flagBigEvery,
 		maxStart: *flagStarts, tally: map[string]map[string]int{}, starts: map[string]string{}}
+	cf := newClientFaults(faultClient, led, seed)
 	var ids []string
 	for _, d := range drivers {
 		ids = append(ids, d.id)
@@ -68,12 +69,15 @@ func TestChaos(t *testing.T) {
 	}
 	wg.Add(1)
 	go func() { defer wg.Done(); fl.run(ctx, quiet, *flagFlood) }()
+	wg.Add(1)
+	go func() { defer wg.Done(); cf.run(ctx, quiet, *flagFaults) }()
 	steps := newSchedule(rand.New(rand.NewPCG(seed, 1)), *flagKills, *flagRestarts, *flagInterval)
 	err := c.runSchedule(ctx, steps, t.Logf)
 	close(quiet)
 	require.NoError(t, err)
 	wg.Wait()
 	t.Logf("fleet done after %s; waiting for quiescence", time.Since(began).Round(time.Second))
+	ids = append(ids, cf.agentIDs()...)
 
 	valid := fl.startedBy("start-absurd-valid")
 	qctx, qcancel := context.WithTimeout(ctx, 5*time.Minute)
@@ -84,23 +88,24 @@ func TestChaos(t *testing.T) {
 	}
 	wall := time.Since(began)
 
-	res := check(ctx, t, fleetClient, dir, ids, led, streams, fl)
+	res := check(ctx, t, fleetClient, dir, ids, led, streams, fl, cf)
 	v := res.v
-	report(t, seed, wall, c, led, streams, fl, res)
+	report(t, seed, wall, c, led, streams, fl, cf, res)
 	if len(v.list) > 0 {
 		t.Errorf("chaos: %d violations (seed %d, run directory %s):\n%s", len(v.list), seed, dir, joinLimited(v.list, 200))
 	}
 }
 
-// startCluster starts the server on dir's database and a worker, both
-// stopped when t ends.
-func startCluster(ctx context.Context, t *testing.T, dir string, bare bool) *cluster {
+// startCluster starts the server on dir's database and a worker with
+// extra flags, both stopped when t ends.
+func startCluster(ctx context.Context, t *testing.T, dir string, bare bool, extra ...string) *cluster {
 	c := &cluster{bin: os.Args[0], dir: dir, port: freePort(t), starts: map[string]int{}}
 	c.workerArgs = []string{"--address", c.hostPort(), "--namespace", "default", "--max-run-turns", "3",
 		"--max-run-events", "300", "--stream-addr", "127.0.0.1:0"}
 	if bare {
 		c.workerArgs = append(c.workerArgs, "--no-search-attributes")
 	}
+	c.workerArgs = append(c.workerArgs, extra...)
 	t.Cleanup(c.stop)
 	sctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()

@@ -27,7 +27,7 @@ type results struct {
 
 // check runs every check on the quiescent fleet.
 func check(ctx context.Context, t *testing.T, c client.Client, dir string, ids []string, led *ledger,
-	streams *streamTally, fl *flood) results {
+	streams *streamTally, fl *flood, cf *clientFaults) results {
 	res := results{v: &violations{}}
 	v := res.v
 	for _, e := range led.errs {
@@ -47,6 +47,7 @@ func check(ctx context.Context, t *testing.T, c client.Client, dir string, ids [
 	owners := map[string]bool{}
 	for _, r := range res.records {
 		owners[r.id] = true
+		r.cut = cf.disposedMidTurn(r.id)
 		checkLog(r, v)
 		checkReplay(r, cfg, v)
 		checkEnds(ctx, c, r, v)
@@ -69,6 +70,7 @@ func check(ctx context.Context, t *testing.T, c client.Client, dir string, ids [
 		}
 	}
 	checkListed(ctx, c, v)
+	cf.check(ctx, res.records, v)
 	for _, a := range attacks {
 		if n := fl.count(a.name, outAccepted); a.refused && n > 0 {
 			v.add("flood: %d %s updates were accepted", n, a.name)

@@ -43,6 +43,7 @@ func checkMessages(r *record, sent map[eventlog.MessageID]sentMessage, v *violat
 			v.add("%s: accepted message %s (%s, signal %t) is not in the log", r.id, id, m.op, m.signal)
 		case content[id] != m.content:
 			v.add("%s: message %s holds %q, not the %q sent", r.id, id, clip(content[id]), clip(m.content))
+		case m.mayCancel && o.TurnEnd == eventlog.EndCanceled:
 		case o.TurnEnd != eventlog.EndCompleted && o.TurnEnd != eventlog.EndConcluded:
 			v.add("%s: message %s: its turn %d ended %q", r.id, id, o.Turn, o.TurnEnd)
 		}

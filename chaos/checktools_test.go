@@ -46,7 +46,7 @@ func checkTools(r *record, journal map[string][]execution, v *violations) {
 			if at, ok := completed[signals.ToolActivityID(turn, step, index)]; ok && at.Before(bound) {
 				bound = at
 			}
-			checkResult(r.id, e, key, bound, journal[key], v)
+			checkResult(r, e, key, bound, journal[key], v)
 		}
 	}
 	for key := range journal {
@@ -56,7 +56,8 @@ func checkTools(r *record, journal map[string][]execution, v *violations) {
 	}
 }
 
-func checkResult(agentID string, e eventlog.ToolResult, key string, bound time.Time, execs []execution, v *violations) {
+func checkResult(r *record, e eventlog.ToolResult, key string, bound time.Time, execs []execution, v *violations) {
+	agentID := r.id
 	starts, dones := 0, 0
 	for _, x := range execs {
 		switch {
@@ -81,6 +82,10 @@ func checkResult(agentID string, e eventlog.ToolResult, key string, bound time.T
 	case eventlog.ToolDenied:
 		if len(execs) > 0 {
 			v.add("%s: %s was denied but ran %d times", agentID, key, starts)
+		}
+	case eventlog.ToolCanceled:
+		if !r.cut {
+			v.add("%s: %s ended %s: %q", agentID, key, e.Outcome, clip(e.Content))
 		}
 	default:
 		v.add("%s: %s ended %s: %q", agentID, key, e.Outcome, clip(e.Content))
@@ -110,13 +115,17 @@ var faultWords = []string{"timed out", "timeout", "heartbeat", "worker", "deadli
 	"unavailable", "context canceled"}
 
 // checkFaults: no failed model call, no tool result naming a fault, and
-// (for the fleet) every turn completed or concluded.
+// (for the fleet) every turn completed or concluded, but for an agent the
+// harness disposed mid-turn, whose turn and its tool call end canceled.
 func checkFaults(r *record, v *violations) {
 	for _, e := range r.events {
 		switch e := e.(type) {
 		case eventlog.AssistantAttempt:
 			v.add("%s: a failed model call was recorded: %s %s", r.id, e.Failure.Kind, clip(e.Failure.Message))
 		case eventlog.ToolResult:
+			if r.cut && e.Outcome == eventlog.ToolCanceled {
+				continue
+			}
 			lower := strings.ToLower(e.Content)
 			for _, w := range faultWords {
 				if strings.Contains(lower, w) {
@@ -125,7 +134,7 @@ func checkFaults(r *record, v *violations) {
 				}
 			}
 		case eventlog.TurnEnd:
-			if r.fleet() && e.Reason != eventlog.EndCompleted && e.Reason != eventlog.EndConcluded {
+			if r.fleet() && e.Reason != eventlog.EndCompleted && e.Reason != eventlog.EndConcluded && !(r.cut && e.Reason == eventlog.EndCanceled) {
 				v.add("%s: turn %d ended %s: %s", r.id, e.Turn, e.Reason, e.Error)
 			}
 		}

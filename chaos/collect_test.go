@@ -28,6 +28,9 @@ type record struct {
 	log    []eventlog.Envelope
 	events []eventlog.Event // decoded log; nil when it does not decode
 	attack string           // the flood attack that started it, if any
+	// cut is set for an agent the harness disposed mid-turn: that turn
+	// ends canceled, and so does its running tool call.
+	cut bool
 }
 
 // violations collects what the checks found. Safe for concurrent use.

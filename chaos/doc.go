@@ -25,6 +25,26 @@
 //     assistant message has exactly one result before the next one;
 //   - every stream a client read to its end says what the log says.
 //
+// A third client plays the client faults of issue 19 on agents of their
+// own, round after round while the schedule runs (-chaos.client-faults
+// rounds at least), each checked by every check above and by its own:
+//
+//   - a burst: eight senders at once, three acknowledged messages of
+//     200 KiB each, to one agent: each send ends delivered, or refused
+//     busy or with its outcome unknown and is then sent again under its
+//     ID until delivered, never refused otherwise (the agent closed); the
+//     agent is never terminated nor failed;
+//   - a long queue: a message X, then more than loop.MaxRecentIDs
+//     others (injects sent as signals, so all wait in the inbox), then X
+//     again as a signal and as an acknowledged update, which must be
+//     answered duplicate, never delivered again;
+//   - a child disposed mid-turn: a parent with a token budget spawns a
+//     detached child, which is given a long turn and disposed in the
+//     middle of it (that turn and its tool call may end canceled): the
+//     parent's usage is its own calls plus all each child spent (the
+//     closed child's result), each child's end is in its log, and the
+//     tree spent no more than the root's budget.
+//
 // The server and the worker are the test binary re-executed (TestMain
 // dispatches on TETHER_CHAOS_ROLE): the server is internal/devserver over
 // SQLite on a fixed port, the worker is the real worker process

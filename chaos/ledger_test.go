@@ -12,6 +12,9 @@ import (
 type sentMessage struct {
 	op, content string
 	signal      bool // sent as a signal (the server took it), not an update
+	// mayCancel marks a message whose turn the harness ends early (it
+	// disposes the agent mid-turn): its turn may end canceled.
+	mayCancel bool
 }
 
 // decision is one the harness made on a call that waited for a person.

@@ -108,7 +108,8 @@ func journalFigures(j []execution) (starts, dones, keys int) {
 }
 
 // report logs the run's figures.
-func report(t *testing.T, seed uint64, wall time.Duration, c *cluster, led *ledger, streams *streamTally, fl *flood, res results) {
+func report(t *testing.T, seed uint64, wall time.Duration, c *cluster, led *ledger, streams *streamTally, fl *flood,
+	cf *clientFaults, res results) {
 	f := countLogs(res.records, res.utf8)
 	starts, dones, keys := journalFigures(res.journal)
 	killRec, _ := recoveries(c.outages, res.journal, false)
@@ -152,6 +153,7 @@ func report(t *testing.T, seed uint64, wall time.Duration, c *cluster, led *ledg
 	for _, l := range floodLines {
 		lines = append(lines, "  "+l)
 	}
+	lines = append(lines, cf.summary()...)
 	for _, e := range c.selfExits {
 		lines = append(lines, "exited on its own: "+e)
 	}
