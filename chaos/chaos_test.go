@@ -22,6 +22,7 @@ import (
 	"github.com/tetherdev/tether/agent"
 	"github.com/tetherdev/tether/fx/toolfx"
 	"github.com/tetherdev/tether/fx/workerfx"
+	"github.com/tetherdev/tether/signals"
 	"github.com/tetherdev/tether/workflows"
 )
 
@@ -43,7 +44,9 @@ func TestChaos(t *testing.T) {
 	dir := runDir(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(*flagKills+*flagRestarts)*2**flagInterval+30*time.Minute)
 	defer cancel()
-	c := startCluster(ctx, t, dir, bare)
+	mcpArgs, err := mcpWorkerArgs(dir)
+	require.NoError(t, err)
+	c := startCluster(ctx, t, dir, bare, mcpArgs...)
 	fleetClient, floodClient, faultClient := dial(t, c.hostPort()), dial(t, c.hostPort()), dial(t, c.hostPort())
 
 	led, streams := newLedger(), newStreamTally()
@@ -72,7 +75,7 @@ func TestChaos(t *testing.T) {
 	wg.Add(1)
 	go func() { defer wg.Done(); cf.run(ctx, quiet, *flagFaults) }()
 	steps := newSchedule(rand.New(rand.NewPCG(seed, 1)), *flagKills, *flagRestarts, *flagInterval)
-	err := c.runSchedule(ctx, steps, t.Logf)
+	err = c.runSchedule(ctx, steps, t.Logf)
 	close(quiet)
 	require.NoError(t, err)
 	wg.Wait()
@@ -127,13 +130,16 @@ func fleet(seed uint64, n int, agents *agent.Client, led *ledger, streams *strea
 	return out
 }
 
-// replayConfig is the worker's workflow configuration over the same tools.
+// replayConfig is the worker's workflow configuration over the same tools
+// and MCP server.
 func replayConfig() (workflows.Config, error) {
 	reg, err := toolfx.New(toolfx.Params{Extra: []tools.Tool{journaled("", "echo", echoPace), journaled("", "slow", slowPace)}})
 	if err != nil {
 		return workflows.Config{}, err
 	}
-	return workerfx.WorkflowConfig(workflows.Config{}, nil, reg), nil
+	cfg := workerfx.WorkflowConfig(workflows.Config{}, nil, reg)
+	cfg.Tools = append(cfg.Tools, signals.MCPGrant{Server: mcpServer}.String())
+	return cfg, nil
 }
 
 // runDir is -chaos.dir, or a temporary directory removed when the run

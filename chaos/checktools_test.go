@@ -114,7 +114,8 @@ func completions(r *record) map[string]time.Time {
 var faultWords = []string{"timed out", "timeout", "heartbeat", "worker", "deadline exceeded", "connection refused",
 	"unavailable", "context canceled"}
 
-// checkFaults: no failed model call, no tool result naming a fault, and
+// checkFaults: no failed model call, no tool result naming a fault (but
+// the crashing MCP tool's, which says so by design), and
 // (for the fleet) every turn completed or concluded, but for an agent the
 // harness disposed mid-turn, whose turn and its tool call end canceled.
 func checkFaults(r *record, v *violations) {
@@ -123,8 +124,8 @@ func checkFaults(r *record, v *violations) {
 		case eventlog.AssistantAttempt:
 			v.add("%s: a failed model call was recorded: %s %s", r.id, e.Failure.Kind, clip(e.Failure.Message))
 		case eventlog.ToolResult:
-			if r.cut && e.Outcome == eventlog.ToolCanceled {
-				continue
+			if r.cut && e.Outcome == eventlog.ToolCanceled || e.Name == crashTool {
+				continue // a fault the model is meant to read: checkMCP checks its words
 			}
 			lower := strings.ToLower(e.Content)
 			for _, w := range faultWords {

@@ -19,8 +19,9 @@
 //   - no agent workflow was terminated, failed, canceled or timed out (the
 //     flood's own starts with absurd input fail, with the reason);
 //   - no fault reached the model: no failed model call, no tool result
-//     saying timeout, heartbeat or worker, a journaled tool's result is its
-//     own answer;
+//     saying timeout, heartbeat or worker (but the crashing MCP tool's
+//     below, whose error is meant for the model), a journaled tool's
+//     result is its own answer;
 //   - the conversation stays valid for a provider: every tool call of an
 //     assistant message has exactly one result before the next one;
 //   - every stream a client read to its end says what the log says.
@@ -43,7 +44,12 @@
 //     middle of it (that turn and its tool call may end canceled): the
 //     parent's usage is its own calls plus all each child spent (the
 //     closed child's result), each child's end is in its log, and the
-//     tree spent no more than the root's budget.
+//     tree spent no more than the root's budget;
+//   - an MCP server that crashes on every call (the test server of
+//     activities/mcp, which the worker runs over stdio): the call ends as
+//     an error result the model reads, from the attempt that made
+//     activities.MaxMCPFaults faults (no retries after it), the turn
+//     closes, and the server's next call is answered.
 //
 // The server and the worker are the test binary re-executed (TestMain
 // dispatches on TETHER_CHAOS_ROLE): the server is internal/devserver over

@@ -29,6 +29,7 @@ var faults = []fault{
 	{name: "burst", run: runBurst},
 	{name: "long-queue", run: runLongQueue},
 	{name: "dispose-mid-turn", run: runDisposeMidTurn},
+	{name: "mcp-crash", run: runMCPCrash},
 }
 
 // clientFaults runs the faults in a seeded order, round after round, until
@@ -46,6 +47,7 @@ type clientFaults struct {
 	bursts  burstTally
 	queues  queueTally
 	trees   []tree
+	mcp     mcpTally
 	findErr []string // what went wrong while a fault ran: violations
 }
 
@@ -160,20 +162,21 @@ func (cf *clientFaults) check(ctx context.Context, records []*record, v *violati
 		checkRunning(ctx, cf.c, id, v)
 	}
 	cf.checkTrees(ctx, byID, v)
+	cf.checkMCP(byID, v)
 }
 
 // summary is the report's lines of the client faults.
 func (cf *clientFaults) summary() []string {
 	cf.mu.Lock()
 	defer cf.mu.Unlock()
-	b, q := cf.bursts, cf.queues
+	b, q, m := cf.bursts, cf.queues, cf.mcp
 	spent, budget := int64(0), int64(0)
 	for _, t := range cf.trees {
 		spent, budget = spent+t.spent, budget+t.budget
 	}
 	return []string{
-		fmt.Sprintf("client faults: bursts %d, long queues %d, children disposed mid-turn %d",
-			cf.ran["burst"], cf.ran["long-queue"], cf.ran["dispose-mid-turn"]),
+		fmt.Sprintf("client faults: bursts %d, long queues %d, children disposed mid-turn %d, crashing MCP calls %d",
+			cf.ran["burst"], cf.ran["long-queue"], cf.ran["dispose-mid-turn"], cf.ran["mcp-crash"]),
 		fmt.Sprintf("  burst: %d messages of %d KiB from %d senders at once each: %d delivered, %d refused busy, "+
 			"%d unknown then resent, %d answered duplicate on a resend", b.messages, burstBytes>>10, burstSenders,
 			b.delivered, b.busy, b.unknown, b.dups),
@@ -181,5 +184,7 @@ func (cf *clientFaults) summary() []string {
 			"(%d as signals dropped)", q.after, maxRecentIDs, q.dupUpdates, q.updates, q.signals),
 		fmt.Sprintf("  disposed mid-turn: %d children disposed at step %s; the trees spent %d tokens of budgets of %d",
 			len(cf.trees), treeSteps(cf.trees), spent, budget),
+		fmt.Sprintf("  mcp crash: %d calls of a tool whose server exits on every call, each an error result after %d faults; "+
+			"%d calls of the server's echo after them", m.crashCalls, maxMCPFaults, m.echoCalls),
 	}
 }

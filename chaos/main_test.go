@@ -22,7 +22,7 @@ var (
 	flagRound     = flag.Duration("chaos.round-timeout", 10*time.Minute, "a round of an agent taking longer fails the run")
 	flagKnownBugs = flag.Bool("chaos.known-bugs", false, "also send the flood attacks that trigger known bugs (see attack.bug)")
 	flagDir       = flag.String("chaos.dir", "", "run directory (default: a new temporary one, removed unless the run fails)")
-	flagFaults    = flag.Int("chaos.client-faults", 1, "rounds of the client faults (bursts, long queues, children disposed mid-turn) at least (they go on until the last kill); 0 leaves them out")
+	flagFaults    = flag.Int("chaos.client-faults", 1, "rounds of the client faults (bursts, long queues, children disposed mid-turn, crashing MCP calls) at least (they go on until the last kill); 0 leaves them out")
 	flagBare      = flag.Bool("chaos.no-search-attributes", false, "run the workers with --no-search-attributes, where a turn that ends on a model's answer journals nothing")
 )
 
