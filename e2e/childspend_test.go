@@ -70,5 +70,11 @@ func TestADetachedChildDisposedMidTurnIsCountedWhole(t *testing.T) {
 		require.Positive(t, res.Usage.InputTokens)
 		requireProjects(ctx, t, e, h)
 		require.NoError(t, h.Dispose(ctx, ""))
+		if i == 0 { // the corpus: a child's ordered reports, and its parent counting them
+			var closed signals.AgentResult
+			require.NoError(t, e.c.GetWorkflow(ctx, h.ID, "").Get(ctx, &closed))
+			requireReplaysAndProjects(ctx, t, e, h, "child-disposed-mid-turn-parent")
+			requireReplaysAndProjects(ctx, t, e, ch, "child-disposed-mid-turn")
+		}
 	}
 }

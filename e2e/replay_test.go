@@ -21,7 +21,12 @@ import (
 	"github.com/tetherdev/tether/workflows"
 )
 
-var recordHistories = flag.Bool("record-histories", false, "rewrite workflows/testdata/histories from fresh runs")
+var (
+	recordHistories = flag.Bool("record-histories", false, "rewrite workflows/testdata/histories from fresh runs")
+	// recordPrefix names a generation of recordings (rules3-, say), so a new
+	// generation joins the corpus beside the histories recorded before.
+	recordPrefix = flag.String("record-prefix", "", "prefix the names of the histories -record-histories writes")
+)
 
 // A scenario touching every command the loop issues: tool calls, steering,
 // inject, cancel with a dangling call, a followup turn, dispose. Its history
@@ -85,7 +90,7 @@ func record(t *testing.T, name string, events []*historypb.HistoryEvent) {
 	}
 	b, err := temporalproto.CustomJSONMarshalOptions{Indent: "  "}.Marshal(&historypb.History{Events: events})
 	require.NoError(t, err)
-	path := filepath.Join("..", "workflows", "testdata", "histories", name+".json")
+	path := filepath.Join("..", "workflows", "testdata", "histories", *recordPrefix+name+".json")
 	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 	require.NoError(t, os.WriteFile(path, b, 0o644))
 }

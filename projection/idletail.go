@@ -50,7 +50,11 @@ func (s *sources) track(ev *historypb.HistoryEvent) error {
 		if s.bareTail {
 			s.task.model = s.bareModel
 		}
-		s.bareModel = ""
+		// The first task after a model call completed took its answer:
+		// no later task ends that call's turn. (A later task that set the
+		// status idle and journaled nothing, such as a disposed run's
+		// last before its reports went out, ended nothing.)
+		s.bareModel, s.lastModel = "", ""
 		return nil
 	case t == enumspb.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES:
 		s.task.idle = s.task.idle || setsIdle(ev.GetUpsertWorkflowSearchAttributesEventAttributes())
