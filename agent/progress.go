@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"strconv"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	workflowpb "go.temporal.io/api/workflow/v1"
@@ -23,6 +24,22 @@ type CallProgress struct {
 	Total    float64 `json:"total,omitempty"` // zero: the tool does not know
 	Message  string  `json:"message,omitempty"`
 }
+
+// Text is how far the call is, as status shows it: progress/total (the
+// progress alone without a total) and the message, quoted, if any:
+// `40/100 "indexing"`.
+func (p CallProgress) Text() string {
+	s := number(p.Progress)
+	if p.Total != 0 {
+		s += "/" + number(p.Total)
+	}
+	if p.Message != "" {
+		s += " " + strconv.Quote(p.Message)
+	}
+	return s
+}
+
+func number(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
 // Calls are the agent's calls in flight that status reports, read at once.
 type Calls struct {

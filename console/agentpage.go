@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/tetherdev/tether/agent"
 	"github.com/tetherdev/tether/console/transcript"
 	"github.com/tetherdev/tether/eventlog"
 	"github.com/tetherdev/tether/signals"
@@ -33,6 +34,9 @@ type statusView struct {
 	// page's script fills in its own (and drops the forms for a reader).
 	Forms bool
 	CSRF  string
+	// Progress is what the agent's running tool calls last said of their
+	// progress; none when it could not be read.
+	Progress []agent.CallProgress
 }
 
 type agentView struct {
@@ -71,7 +75,7 @@ func (s *Server) agentPage(w http.ResponseWriter, r *http.Request) {
 	v := agentView{ID: id, Closed: snap.Closed, Options: snap.Options, Blocks: tr.Blocks, Next: tr.Next,
 		Done: r.URL.Query().Get("done"),
 		Status: statusView{ID: id, Live: !snap.Closed, Closed: snap.Closed, Status: snap.Status, Total: tr.Total,
-			Selection: tr.Selection, FromHistory: snap.FromHistory}}
+			Selection: tr.Selection, FromHistory: snap.FromHistory, Progress: snap.Progress}}
 	if snap.Options != nil {
 		v.Status.Parent = snap.Options.Parent
 	}

@@ -2,7 +2,8 @@
 // browser. It lists agents with server-side filters over Tether's search
 // attributes, shows an agent's conversation from its session log (turns,
 // steps, tool calls and results, retries, compaction, errors, usage, cost
-// and latency) with the tokens of the model call in flight, the calls that
+// and latency) with the tokens of the model call in flight, the progress
+// its running tool calls report (from their heartbeats), the calls that
 // wait for a person, its durable waits and its tree of agents, and acts on
 // it (messages, cancel, model, dispose, approve, deny, answer) through the
 // same validated operations the Go client uses. A replay scrubber shows an
@@ -31,7 +32,8 @@
 // Invariants: one feed follows an agent for all of its viewers while any
 // watch it, and reads the agent's tree itself (bounded in depth and size,
 // again every few seconds while an agent in it may change) rather than
-// following its descendants; a page and its live updates are rendered from the same fold
+// following its descendants, and its status every few seconds while a
+// turn runs, since a tool call's progress moves without the log; a page and its live updates are rendered from the same fold
 // (package transcript), so a block's HTML depends only on the log; a page
 // as of position N renders from the fold of the log's first N+1 events
 // (the transcript's, and eventlog.State's through signals.StatusOf, which

@@ -63,6 +63,12 @@ type feed struct {
 		key  string
 		at   time.Time
 	}
+	// turn says whether the status last read (at) had a turn running;
+	// owned by run's goroutine.
+	turn struct {
+		running bool
+		at      time.Time
+	}
 }
 
 // subscribe returns the frames that bring a page at log position from up
@@ -145,7 +151,7 @@ func (f *feed) run() {
 			delay, idle = minPoll, 0
 			continue
 		}
-		if f.treeDue() {
+		if f.treeDue() || f.progressDue() {
 			f.refreshStatus()
 		}
 		if idle += delay; idle >= closedCheck {

@@ -37,6 +37,8 @@ func (f *feed) statusJSON(tr *transcript.Transcript) []byte {
 	} else {
 		v.Status = &st
 	}
+	v.Progress = f.s.progress(ctx, f.h)
+	f.turn.running, f.turn.at = v.Status != nil && v.Status.InTurn, time.Now()
 	if tr != nil {
 		f.mu.Lock()
 		v.Total, v.Selection, v.Parent = tr.Total, tr.Selection, f.parent
@@ -71,6 +73,12 @@ func (f *feed) readTree(ctx context.Context, kids []*transcript.Child) *treeNode
 		f.tree.root, f.tree.key, f.tree.at = f.s.tree(ctx, f.h.ID, kids), key, time.Now()
 	}
 	return f.tree.root
+}
+
+// progressDue reports whether a turn ran when the status was last read,
+// treeEvery ago: a running tool call's progress moves without the log.
+func (f *feed) progressDue() bool {
+	return f.turn.running && time.Since(f.turn.at) >= treeEvery
 }
 
 // treeDue reports whether the tree has agents that may still change and

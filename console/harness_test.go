@@ -87,7 +87,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 // (spawn_agent, ask_human, wait).
 func (e *env) startWorker(wordDelay time.Duration) {
 	e.t.Helper()
-	reg, err := tools.NewRegistry(append([]tools.Tool{tools.Calculator(), echoTool(), e.gate.tool()}, tools.LoopTools()...)...)
+	reg, err := tools.NewRegistry(append([]tools.Tool{tools.Calculator(), echoTool(), e.gate.tool(), e.gate.progressTool()}, tools.LoopTools()...)...)
 	require.NoError(e.t, err)
 	e.hub = stream.NewHub(stream.HubOptions{})
 	hubSrv := httptest.NewServer(e.hub.Handler())
@@ -289,10 +289,11 @@ func echoTool() tools.Tool {
 type gate struct {
 	started chan string
 	pass    chan struct{}
+	step    chan struct{} // the progress gate's next step (progress_test.go)
 }
 
 func newGate(t *testing.T) *gate {
-	g := &gate{started: make(chan string, 16), pass: make(chan struct{})}
+	g := &gate{started: make(chan string, 16), pass: make(chan struct{}), step: make(chan struct{})}
 	t.Cleanup(func() { close(g.pass) })
 	return g
 }

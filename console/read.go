@@ -30,6 +30,7 @@ type snapshot struct {
 	FromHistory bool
 	Status      *signals.StatusView
 	StatusErr   error
+	Progress    []agent.CallProgress
 }
 
 // read attaches to agent id and reads its options, log and status; the
@@ -46,6 +47,7 @@ func (s *Server) read(ctx context.Context, id string) (*snapshot, error) {
 	wg.Go(func() { snap.Options = s.options(ctx, id) })
 	wg.Go(func() { snap.Log, snap.FromHistory, logErr = s.readLog(ctx, h, closed) })
 	if !closed {
+		wg.Go(func() { snap.Progress = s.progress(ctx, h) })
 		wg.Go(func() {
 			qctx, cancel := context.WithTimeout(ctx, s.o.QueryTimeout)
 			defer cancel()
@@ -59,6 +61,19 @@ func (s *Server) read(ctx context.Context, id string) (*snapshot, error) {
 	}
 	wg.Wait()
 	return snap, logErr
+}
+
+// progress reads what the agent's running tool calls last said of their
+// progress, within QueryTimeout; none when it cannot be read: the panel
+// shows it as a hint, and the status says what is wrong.
+func (s *Server) progress(ctx context.Context, h *agent.Handle) []agent.CallProgress {
+	qctx, cancel := context.WithTimeout(ctx, s.o.QueryTimeout)
+	defer cancel()
+	calls, err := h.Calls(qctx)
+	if err != nil {
+		return nil
+	}
+	return calls.Progress
 }
 
 // readLog reads the session log: by the log query while the agent runs,

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/tetherdev/tether/agent"
 )
@@ -15,7 +14,7 @@ const maxProgressMessage = 160
 // reported it: `progress:  tool files__index (activity tool-3-1-0): 40/100 "indexing"`.
 func printProgress(e env, calls []agent.CallProgress) {
 	for _, p := range calls {
-		e.printf("progress:  tool %s (%s): %s\n", clip(p.Tool, 128), progressWhere(p), progressText(p))
+		e.printf("progress:  tool %s (%s): %s\n", clip(p.Tool, 128), progressWhere(p), clipped(p).Text())
 	}
 }
 
@@ -27,17 +26,8 @@ func progressWhere(p agent.CallProgress) string {
 	return "activity " + p.ID
 }
 
-// progressText is progress/total (progress alone without a total) and the
-// message, quoted, if any.
-func progressText(p agent.CallProgress) string {
-	s := number(p.Progress)
-	if p.Total != 0 {
-		s += "/" + number(p.Total)
-	}
-	if p.Message != "" {
-		s += " " + strconv.Quote(clip(p.Message, maxProgressMessage))
-	}
-	return s
+// clipped is p with its message within maxProgressMessage bytes.
+func clipped(p agent.CallProgress) agent.CallProgress {
+	p.Message = clip(p.Message, maxProgressMessage)
+	return p
 }
-
-func number(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
