@@ -34,6 +34,9 @@ const (
 
 type burstTally struct {
 	messages, delivered, busy, unknown, dups int
+	// peak is the most messages the agent held waiting at one look:
+	// signals.MaxPendingBytes/burstBytes means it was refusing more.
+	peak int
 }
 
 // runBurst sends a burst to a new agent and waits for it to answer every
@@ -63,8 +66,32 @@ func runBurst(ctx context.Context, cf *clientFaults, n int) error {
 			}
 		}()
 	}
+	done := make(chan struct{})
+	go cf.watchPending(ctx, h, done)
 	wg.Wait()
+	close(done)
 	return settle(ctx, h)
+}
+
+// watchPending notes the most messages h holds waiting, until done.
+func (cf *clientFaults) watchPending(ctx context.Context, h *agent.Handle, done <-chan struct{}) {
+	for {
+		qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		st, err := h.Status(qctx)
+		cancel()
+		if err == nil {
+			cf.mu.Lock()
+			cf.bursts.peak = max(cf.bursts.peak, st.NextTurnLen)
+			cf.mu.Unlock()
+		}
+		select {
+		case <-done:
+			return
+		case <-ctx.Done():
+			return
+		case <-time.After(300 * time.Millisecond):
+		}
+	}
 }
 
 // burstSend sends one message of a burst until it is known delivered.

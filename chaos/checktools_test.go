@@ -56,13 +56,21 @@ func checkTools(r *record, journal map[string][]execution, v *violations) {
 	}
 }
 
+// A call canceled by a dispose mid-turn may start after its cancel is
+// recorded: its activity task was on its way to the worker (Temporal
+// cancels only an activity no worker took yet). It is counted
+// (record.lateCanceled); a second start after the cancel is a violation.
 func checkResult(r *record, e eventlog.ToolResult, key string, bound time.Time, execs []execution, v *violations) {
 	agentID := r.id
-	starts, dones := 0, 0
+	starts, dones, late := 0, 0, 0
+	canceled := r.cut && e.Outcome == eventlog.ToolCanceled
 	for _, x := range execs {
 		switch {
 		case x.verb == "done":
 			dones++
+		case x.at.After(bound) && canceled:
+			late++
+			starts++
 		case x.at.After(bound):
 			v.add("%s: %s started again at %s (pid %d), after its result was recorded (%s)", agentID, key,
 				x.at.Format(time.StampMicro), x.pid, bound.Format(time.StampMicro))
@@ -70,6 +78,9 @@ func checkResult(r *record, e eventlog.ToolResult, key string, bound time.Time, 
 		default:
 			starts++
 		}
+	}
+	if r.lateCanceled += late; late > 1 {
+		v.add("%s: %s started %d times after its cancel was recorded (%s)", agentID, key, late, bound.Format(time.StampMicro))
 	}
 	switch e.Outcome {
 	case "":
@@ -117,11 +128,15 @@ var faultWords = []string{"timed out", "timeout", "heartbeat", "worker", "deadli
 // checkFaults: no failed model call, no tool result naming a fault (but
 // the crashing MCP tool's, which says so by design), and
 // (for the fleet) every turn completed or concluded, but for an agent the
-// harness disposed mid-turn, whose turn and its tool call end canceled.
+// harness disposed mid-turn, whose turn, its model call or tool call in
+// flight end canceled.
 func checkFaults(r *record, v *violations) {
 	for _, e := range r.events {
 		switch e := e.(type) {
 		case eventlog.AssistantAttempt:
+			if r.cut && e.Failure.Kind == eventlog.FailureCanceled {
+				continue // the dispose canceled the model call in flight
+			}
 			v.add("%s: a failed model call was recorded: %s %s", r.id, e.Failure.Kind, clip(e.Failure.Message))
 		case eventlog.ToolResult:
 			if r.cut && e.Outcome == eventlog.ToolCanceled || e.Name == crashTool {

@@ -31,6 +31,9 @@ type record struct {
 	// cut is set for an agent the harness disposed mid-turn: that turn
 	// ends canceled, and so does its running tool call.
 	cut bool
+	// lateCanceled counts its canceled calls' executions that started
+	// after the cancel was recorded (see checkResult).
+	lateCanceled int
 }
 
 // violations collects what the checks found. Safe for concurrent use.

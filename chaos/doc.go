@@ -41,7 +41,9 @@
 //     answered duplicate, never delivered again;
 //   - a child disposed mid-turn: a parent with a token budget spawns a
 //     detached child, which is given a long turn and disposed in the
-//     middle of it (that turn and its tool call may end canceled): the
+//     middle of it (that turn and its model or tool call in flight may
+//     end canceled, and a call whose activity task was already on its way
+//     to the worker may start once after its cancel is recorded): the
 //     parent's usage is its own calls plus all each child spent (the
 //     closed child's result), each child's end is in its log, and the
 //     tree spent no more than the root's budget;

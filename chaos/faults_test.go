@@ -49,6 +49,9 @@ type clientFaults struct {
 	trees   []tree
 	mcp     mcpTally
 	findErr []string // what went wrong while a fault ran: violations
+	// lateCanceled counts executions of calls canceled by a dispose that
+	// started after the cancel was recorded (filled by check).
+	lateCanceled int
 }
 
 func newClientFaults(c client.Client, led *ledger, seed uint64) *clientFaults {
@@ -155,9 +158,14 @@ func (cf *clientFaults) check(ctx context.Context, records []*record, v *violati
 		v.add("client fault: %s", e)
 	}
 	byID := map[string]*record{}
+	late := 0
 	for _, r := range records {
 		byID[r.id] = r
+		late += r.lateCanceled
 	}
+	cf.mu.Lock()
+	cf.lateCanceled = late
+	cf.mu.Unlock()
 	for _, id := range cf.agentIDs() {
 		checkRunning(ctx, cf.c, id, v)
 	}
@@ -178,12 +186,14 @@ func (cf *clientFaults) summary() []string {
 		fmt.Sprintf("client faults: bursts %d, long queues %d, children disposed mid-turn %d, crashing MCP calls %d",
 			cf.ran["burst"], cf.ran["long-queue"], cf.ran["dispose-mid-turn"], cf.ran["mcp-crash"]),
 		fmt.Sprintf("  burst: %d messages of %d KiB from %d senders at once each: %d delivered, %d refused busy, "+
-			"%d unknown then resent, %d answered duplicate on a resend", b.messages, burstBytes>>10, burstSenders,
-			b.delivered, b.busy, b.unknown, b.dups),
+			"%d unknown then resent, %d answered duplicate on a resend; at most %d waiting (%d fit in the agent's %d KiB)",
+			b.messages, burstBytes>>10, burstSenders, b.delivered, b.busy, b.unknown, b.dups, b.peak,
+			signals.MaxPendingBytes/burstBytes, signals.MaxPendingBytes>>10),
 		fmt.Sprintf("  long queue: %d messages after the first (window %d); its resends answered duplicate %d of %d "+
 			"(%d as signals dropped)", q.after, maxRecentIDs, q.dupUpdates, q.updates, q.signals),
-		fmt.Sprintf("  disposed mid-turn: %d children disposed at step %s; the trees spent %d tokens of budgets of %d",
-			len(cf.trees), treeSteps(cf.trees), spent, budget),
+		fmt.Sprintf("  disposed mid-turn: %d children disposed at step %s; the trees spent %d tokens of budgets of %d; "+
+			"%d canceled tool calls started after their cancel was recorded", len(cf.trees), treeSteps(cf.trees), spent, budget,
+			cf.lateCanceled),
 		fmt.Sprintf("  mcp crash: %d calls of a tool whose server exits on every call, each an error result after %d faults; "+
 			"%d calls of the server's echo after them", m.crashCalls, maxMCPFaults, m.echoCalls),
 	}
