@@ -33,7 +33,8 @@ var faults = []fault{
 }
 
 // clientFaults runs the faults in a seeded order, round after round, until
-// the schedule is over and each ran minRounds times. Safe for concurrent
+// the schedule is over and each ran minRounds times (a round begun after
+// that stops at the next fault). Safe for concurrent
 // use.
 type clientFaults struct {
 	agents *agent.Client
@@ -77,6 +78,13 @@ func (cf *clientFaults) run(ctx context.Context, quiet <-chan struct{}, minRound
 		order := slices.Clone(faults)
 		cf.rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		for _, f := range order {
+			select {
+			case <-quiet: // the rounds before this one are enough: stop, not to hold the run up
+				if r > minRounds {
+					return
+				}
+			default:
+			}
 			if err := f.run(ctx, cf, r); err != nil {
 				cf.fail("%s %d: %v", f.name, r, err)
 			}
