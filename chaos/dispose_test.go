@@ -15,8 +15,10 @@ import (
 // A tree's root budget: far more than a tree of the fault spends, so no
 // turn ends on it, and what the tree spent is checked against it.
 const (
-	treeBudget    = 2_000_000
-	childLongTurn = "/repeat 8 slow {}" // twelve seconds of tools
+	treeBudget = 2_000_000
+	// childLongTurn is 45 seconds of tools, so the harness sees it mid-way
+	// even across a server restart.
+	childLongTurn = "/repeat 30 slow {}"
 	disposeAtStep = 2
 )
 
@@ -66,6 +68,9 @@ func runDisposeMidTurn(ctx context.Context, cf *clientFaults, n int) error {
 	t := tree{parent: id, child: child}
 	if err := waitFor(ctx, "the child's long turn", func(ctx context.Context) (bool, error) {
 		st, err := ch.Status(ctx)
+		if err == nil && st.Idle() && st.Turn >= 2 {
+			return false, fmt.Errorf("%w: the child's long turn ended before the harness saw it mid-way", errGiveUp)
+		}
 		t.step = st.Step
 		return err == nil && st.InTurn && st.Step >= disposeAtStep, err
 	}); err != nil {

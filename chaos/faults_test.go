@@ -134,17 +134,24 @@ func settle(ctx context.Context, h *agent.Handle) error {
 	return err
 }
 
+// errGiveUp marks a condition's error that ends waitFor: it will never
+// hold.
+var errGiveUp = errors.New("gave up")
+
 // waitFor asks cond again and again (pausing between looks, never
-// assuming the condition holds after some time) until it holds or ctx
-// ends.
+// assuming the condition holds after some time) until it holds, it says
+// it never will (errGiveUp), or ctx ends.
 func waitFor(ctx context.Context, what string, cond func(context.Context) (bool, error)) error {
 	var last error
 	for {
 		cctx, cancel := context.WithTimeout(ctx, callTimeout)
 		ok, err := cond(cctx)
 		cancel()
-		if ok {
+		switch {
+		case ok:
 			return nil
+		case errors.Is(err, errGiveUp):
+			return fmt.Errorf("waiting for %s: %w", what, err)
 		}
 		if err != nil {
 			last = err
