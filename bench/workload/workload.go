@@ -37,13 +37,14 @@ const (
 )
 
 // Model asks for the first offered tool when the conversation ends with a
-// user message, and otherwise answers AnswerChars characters.
+// user message and tools are offered, and otherwise answers AnswerChars
+// characters (a summary's request offers none).
 type Model struct{}
 
 // Complete answers req by that rule.
 func (Model) Complete(_ context.Context, req llm.Request) (eventlog.AssistantMessage, error) {
 	last := req.Messages[len(req.Messages)-1]
-	if last.Role == eventlog.RoleUser {
+	if last.Role == eventlog.RoleUser && len(req.Tools) > 0 {
 		return eventlog.AssistantMessage{FinishReason: eventlog.FinishToolCalls, ToolCalls: []eventlog.ToolCallRequest{{
 			ID: fmt.Sprintf("call_%d", len(req.Messages)), Name: req.Tools[0].Name, Arguments: []byte(`{}`),
 		}}}, nil
