@@ -71,9 +71,17 @@
 //   - Maintenance runs only in a true idle phase; work arriving meanwhile
 //     waits for it.
 //
+// Rules 3 add bounds by bytes, so nothing a client or a model sends can
+// take a run past Temporal's limits: a message is refused, busy, while more
+// than signals.MaxPendingBytes would wait; a step runs at most
+// MaxLocalCallsPerStep calls as local activities; a summary keeps at most
+// half a seed's bytes verbatim. And a child's end counts what its reports
+// did not, so a tree counts every token whatever order its reports arrive
+// in (the shell also sends a child's reports one at a time).
+//
 // Runs recorded before this package follow Rules1, which differ from the
-// above in the ways Rules1's doc lists; a run keeps its rules until it
-// continues as new.
+// above in the ways Rules1's doc lists, and runs recorded before rules 3
+// follow Rules2; a run keeps its rules until it continues as new.
 //
 // Never: I/O, clocks, randomness, goroutines, map iteration, Temporal
 // imports. Workflow code calls it, so it must replay identically.
