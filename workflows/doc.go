@@ -8,7 +8,11 @@
 // upgrade replays every running agent as it ran.
 //
 // It decides nothing about turns, steps or the inbox: every rule lives in
-// package loop. It must stay deterministic: no time.Now, time.Sleep,
+// package loop. It adds only what the loop cannot see: update validators
+// refuse a message, busy, while the run's history would pass
+// signals.MaxRunHistoryBytes (replay runs no validator, so this decides no
+// command), and under rules 3 a child's reports go to its parent one at a
+// time, since Temporal does not keep two signals in the order sent. It must stay deterministic: no time.Now, time.Sleep,
 // goroutines, native channels or select, map iteration, randomness or
 // environment reads; only the workflow package's equivalents (checked by
 // workflowcheck). It never imports activities, fx, net/http or a provider
