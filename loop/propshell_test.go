@@ -541,10 +541,12 @@ func (s *pshell) drain() bool {
 	return false
 }
 
-// waitedFor is a live child an open spawn call waits for.
+// waitedFor is a live child an open spawn call waits for. A detached
+// child started by a spawn call keeps its call's ID but nothing waits on it:
+// settling it again and again would never let the loop rest.
 func (s *pshell) waitedFor() *fakeChild {
 	for _, c := range s.l.State().Children {
-		if ch := s.child(c.ID); c.CallID != "" && ch != nil && !ch.ended {
+		if ch := s.child(c.ID); c.Mode == eventlog.ChildWait && c.CallID != "" && ch != nil && !ch.ended {
 			return ch
 		}
 	}
