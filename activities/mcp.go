@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -89,12 +90,22 @@ func faultedAttempts(ctx context.Context) int32 {
 	return max(info.Attempt-priorFailures(ctx), 1)
 }
 
+// modelFacing is the optional capability of an MCPCaller's error to say
+// itself as the model may read it, without what is for the operator only
+// (mcp.Fault).
+type modelFacing interface{ ModelText() string }
+
 // faultsResult is what the model reads of a call its server broke off
 // n times.
 func faultsResult(tool signals.MCPGrant, n int32, last error) string {
+	text := last.Error()
+	var mf modelFacing
+	if errors.As(last, &mf) {
+		text = mf.ModelText()
+	}
 	return tools.Truncate(fmt.Sprintf("MCP server %q crashed or lost its connection on tool %q %d times in a row, "+
 		"each time before it answered, so the call was given up: it may have run in part, and calling it "+
-		"again the same way will likely fail the same way. The last time: %v", tool.Server, tool.Tool, n, last), MaxErrorBytes)
+		"again the same way will likely fail the same way. The last time: %s", tool.Server, tool.Tool, n, text), MaxErrorBytes)
 }
 
 // MCPListings is the optional capability of a ConversationReader, found by

@@ -85,12 +85,36 @@ func (c *Caller) send(ctx context.Context, s *sdk.ClientSession, tool signals.MC
 // fault says why a call got no answer, for the operator who reads the
 // attempt's failure.
 func (c *Caller) fault(tool signals.MCPGrant, err error) error {
-	why := "its connection broke or it answered an HTTP error"
+	f := &Fault{Tool: tool.Tool, Server: tool.Server, Why: "its connection broke or it answered an HTTP error", err: redacted{err}}
 	if c.Sessions.servers[tool.Server].URL == "" {
-		why = "its process exited or closed its output (what it wrote to stderr is in the worker's log)"
+		f.Why, f.Hint = "its process exited or closed its output", "what it wrote to stderr is in the worker's log"
 	}
-	return fmt.Errorf("call tool %q of MCP server %q: no answer: %s: %w", tool.Tool, tool.Server, why, redacted{err})
+	return f
 }
+
+// Fault is a call its server gave no answer: Why says how, Hint where an
+// operator reads more. The model may read ModelText, never the hint: it
+// names the worker's insides.
+type Fault struct {
+	Tool, Server string
+	Why, Hint    string
+	err          error
+}
+
+func (f *Fault) Error() string {
+	why := f.Why
+	if f.Hint != "" {
+		why += " (" + f.Hint + ")"
+	}
+	return fmt.Sprintf("call tool %q of MCP server %q: no answer: %s: %v", f.Tool, f.Server, why, f.err)
+}
+
+// ModelText is the fault as the model may read it: without the hint.
+func (f *Fault) ModelText() string {
+	return fmt.Sprintf("call tool %q of MCP server %q: no answer: %s: %v", f.Tool, f.Server, f.Why, f.err)
+}
+
+func (f *Fault) Unwrap() error { return f.err }
 
 // objectArguments checks that args is a JSON object; none is {}.
 func objectArguments(args json.RawMessage) (json.RawMessage, bool) {

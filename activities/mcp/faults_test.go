@@ -63,5 +63,6 @@ func TestAToolThatCrashesItsServerEveryTimeIsAnErrorResultAfterMaxMCPFaults(t *t
 	want := fmt.Sprintf(`MCP server "srv" crashed or lost its connection on tool "crash_always" %d times in a row, each time before it answered`, activities.MaxMCPFaults)
 	require.True(t, strings.HasPrefix(out.Content, want), out.Content)
 	require.Contains(t, out.Content, "its process exited")
+	require.NotContains(t, out.Content, "worker's log", "the operator's hint is not for the model")
 	require.Equal(t, activities.MaxMCPFaults, attempts, "one server process a fault, no more")
 }
