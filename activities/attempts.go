@@ -25,8 +25,8 @@ import (
 // A tool call's heartbeats also carry its latest progress, if it reported
 // any; the count is read alone, so progress never changes it.
 type attemptRecord struct {
-	Failures int32         `json:"failures"`
-	Progress *callProgress `json:"progress,omitempty"`
+	Failures int32                 `json:"failures"`
+	Progress *signals.ToolProgress `json:"progress,omitempty"`
 }
 
 // MaxErrorBytes bounds the text of a call's own failure: it crosses the

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tetherdev/tether/activities/tools"
+	"github.com/tetherdev/tether/signals"
 )
 
 // Bounds of a call's progress in its heartbeat details, which Temporal
@@ -19,23 +20,13 @@ const (
 	maxProgressTool = 128
 )
 
-// callProgress is the latest progress of a running tool call, in the
-// heartbeat details of its attempt (attemptRecord.Progress). Attempt says
-// which attempt reported it: details outlive their attempt (Temporal hands
-// them to the next one), so a reader shows only those of the attempt
-// running. Package agent reads this wire form.
-type callProgress struct {
-	Tool    string `json:"tool"`
-	Attempt int32  `json:"attempt"`
-	tools.Progress
-}
-
-// progressOf is p as a heartbeat carries it: numbers finite (JSON has no
-// NaN), the message one line of at most MaxProgressMessage bytes.
-func progressOf(tool string, attempt int32, p tools.Progress) *callProgress {
-	return &callProgress{
+// progressOf is p as a heartbeat carries it (attemptRecord.Progress, the
+// wire form signals.ToolProgress): numbers finite (JSON has no NaN), the
+// message one line of at most MaxProgressMessage bytes.
+func progressOf(tool string, attempt int32, p tools.Progress) *signals.ToolProgress {
+	return &signals.ToolProgress{
 		Tool: oneLine(tool, maxProgressTool), Attempt: attempt,
-		Progress: tools.Progress{Progress: finite(p.Progress), Total: finite(p.Total), Message: oneLine(p.Message, MaxProgressMessage)},
+		Progress: finite(p.Progress), Total: finite(p.Total), Message: oneLine(p.Message, MaxProgressMessage),
 	}
 }
 

@@ -71,16 +71,9 @@ func (h *Handle) Calls(ctx context.Context) (Calls, error) {
 }
 
 // progressRecord is the part of the tool activity's heartbeat details
-// that holds its progress (activities' attemptRecord; this is its wire
-// form, which e2e tests hold to it).
+// that holds its progress (signals.ToolProgress).
 type progressRecord struct {
-	Progress *struct {
-		Tool     string  `json:"tool"`
-		Attempt  int32   `json:"attempt"`
-		Progress float64 `json:"progress"`
-		Total    float64 `json:"total"`
-		Message  string  `json:"message"`
-	} `json:"progress"`
+	Progress *signals.ToolProgress `json:"progress"`
 }
 
 // progressOf is the progress of a running tool call's attempt, if its

@@ -94,6 +94,22 @@ type ToolInput struct {
 	MCP *MCPGrant `json:"mcp,omitempty"`
 }
 
+// ToolProgress is the latest progress of a running tool call (an MCP
+// server's progress notification, a tool's own report), as the heartbeat
+// details of its attempt carry it under "progress": what an operator's
+// client reads from DescribeWorkflowExecution's pending activities.
+// Attempt says which attempt reported it: details outlive their attempt
+// (Temporal hands them to the next one), so a reader shows only those of
+// the attempt running. The worker bounds it: Message is one line of at
+// most 160 bytes, the numbers are finite, Total is zero when unknown.
+type ToolProgress struct {
+	Tool     string  `json:"tool"`
+	Attempt  int32   `json:"attempt"`
+	Progress float64 `json:"progress"`
+	Total    float64 `json:"total,omitempty"`
+	Message  string  `json:"message,omitempty"`
+}
+
 // MaxInlineArguments bounds the tool arguments a regular tool activity's
 // input carries. Arguments that small cost a few bytes of history, far
 // less than the activity's round trip to read them from the log; larger
