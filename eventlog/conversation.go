@@ -33,10 +33,17 @@ func (c *Conversation) prune(ids []string) {
 func (c *Conversation) Chars() int {
 	n := len(c.system)
 	for _, m := range c.messages {
-		n += len(m.Content)
-		for _, tc := range m.ToolCalls {
-			n += len(tc.Name) + len(tc.Arguments)
-		}
+		n += m.Chars()
+	}
+	return n
+}
+
+// Chars is what one message adds to Conversation.Chars: its content and
+// its tool calls' names and arguments.
+func (m Message) Chars() int {
+	n := len(m.Content)
+	for _, tc := range m.ToolCalls {
+		n += len(tc.Name) + len(tc.Arguments)
 	}
 	return n
 }

@@ -142,9 +142,9 @@ func (l *Loop) summaryKeep(keepRecent int) int {
 	for start > 0 && msgs[start].Role != eventlog.RoleUser {
 		start--
 	}
-	if l.cfg.Rules >= Rules3 && keptBytes(msgs[start:]) > l.cfg.MaxSeedBytes/2 {
-		for start < len(msgs) && (keptBytes(msgs[start:]) > l.cfg.MaxSeedBytes/2 || msgs[start].Role != eventlog.RoleUser) {
-			start++
+	if kept, limit := chars(msgs[start:]), l.cfg.MaxSeedBytes/2; l.cfg.Rules >= Rules3 && kept > limit {
+		for ; start < len(msgs) && (kept > limit || msgs[start].Role != eventlog.RoleUser); start++ {
+			kept -= msgs[start].Chars()
 		}
 	}
 	if start == 0 {
@@ -153,14 +153,11 @@ func (l *Loop) summaryKeep(keepRecent int) int {
 	return len(msgs) - start
 }
 
-// keptBytes is the content of msgs as a seed carries it.
-func keptBytes(msgs []eventlog.Message) int {
+// chars is what msgs add to the model context (eventlog.Message.Chars).
+func chars(msgs []eventlog.Message) int {
 	n := 0
 	for _, m := range msgs {
-		n += len(m.Content)
-		for _, tc := range m.ToolCalls {
-			n += len(tc.Name) + len(tc.Arguments)
-		}
+		n += m.Chars()
 	}
 	return n
 }

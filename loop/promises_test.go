@@ -43,16 +43,18 @@ func TestAResendOfAPendingMessageIsADuplicateAfterAnyNumberOfOthers(t *testing.T
 }
 
 // A scheduled message is remembered from its delivery too: a resend after
-// its time came is a duplicate however many IDs were accepted meanwhile.
+// its time came, and after its turn claimed it, is a duplicate however many
+// IDs were accepted between its scheduling and its delivery.
 func TestAScheduledMessageIsADuplicateAfterItsDelivery(t *testing.T) {
 	d := newDriver(t, signals.AgentOptions{})
-	d.step(Accept{Message: msg("later"), List: eventlog.NextTurn, At: d.now.Add(signals.MaxScheduleAhead / 2)})
+	d.step(Accept{Message: msg("later"), List: eventlog.NextTurn, Wake: true, At: d.now.Add(signals.MaxScheduleAhead / 2)})
 	for i := range MaxRecentIDs + 1 {
 		d.step(Accept{Message: msg(fmt.Sprintf("other-%d", i)), List: eventlog.NextStep})
 	}
-	d.step(TimerFired{ID: signals.ScheduleTimer("later")})
-	_, _, pending := d.l.State().Inbox.Find("later")
-	require.True(t, pending)
+	d.step(TimerFired{ID: signals.ScheduleTimer("later")}) // delivered; it wakes a turn that claims it
+	d.answerModel(answer("done"))
+	require.False(t, d.l.State().InTurn)
+	require.False(t, d.l.State().Holds("later"), "claimed: only the window remembers it")
 	require.ErrorIs(t, d.l.Check(msg("later")), signals.ErrDuplicateID)
 	d.requireOK()
 }

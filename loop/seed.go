@@ -20,7 +20,7 @@ func Restore(cfg Config, seed signals.Seed) *Loop {
 	l.prevRun, l.runs, l.made = seed.PrevRun, seed.Runs, seed.Made
 	conv := eventlog.RestoreConversation(seed.Context)
 	l.chars, l.system, l.msgs = conv.Chars(), len(seed.Context.System), len(seed.Context.Messages)
-	l.contextBytes = conv.Chars() + len(seed.Context.System)
+	l.contextBytes = conv.Chars()
 	for _, id := range seed.Recent {
 		l.recent.add(id)
 	}
