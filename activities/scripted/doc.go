@@ -10,5 +10,8 @@
 //	/fail KIND                  fail the call with that eventlog.FailureKind
 //
 // Without directives it picks tools from keywords (time, files, arithmetic)
-// among the tools the request offers, then answers from their results.
+// among the tools the request offers, then answers from their results. A
+// date in the prompt (2026-12-01) is a date, never arithmetic: it asks for
+// the clock, and the answer says each ISO date's weekday and the days
+// between them. A file name (README.md, go.mod, Makefile) asks for read_file.
 package scripted

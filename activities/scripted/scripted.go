@@ -153,9 +153,9 @@ func reply(d directives, t turn, req llm.Request) eventlog.AssistantMessage {
 		if picked := pick(t.prompt, req.Tools); len(picked) > 0 {
 			return calls(t, picked)
 		}
-		return answer("Scripted model (no API key configured). You said: " + clip(t.prompt, 200))
+		return answer("Scripted model (no API key configured). You said: " + clip(t.prompt, 200) + dateFacts(t.prompt))
 	default:
-		return answer(summarise(t.results))
+		return answer(summarise(t.results) + dateFacts(t.prompt))
 	}
 }
 
