@@ -2,7 +2,7 @@ package agent
 
 import (
 	"errors"
-	"fmt"
+	"strings"
 
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/temporal"
@@ -19,17 +19,37 @@ var (
 	ErrRejected      = errors.New("message rejected")
 )
 
-// fromRejection maps a workflow validator's rejection to its sentinel.
+// fromRejection maps a workflow validator's rejection to its sentinel. The
+// validator's message already names the sentinel's text when it wraps it
+// (loop.Check's "%w: call %s"), so it is the error's text as it is: the
+// text is never said twice.
 func fromRejection(err error) error {
 	var app *temporal.ApplicationError
 	if !errors.As(err, &app) {
 		return err
 	}
-	if sentinel := signals.RejectionError(app.Type()); sentinel != nil {
-		return fmt.Errorf("%w: %s", sentinel, app.Message())
+	sentinel := signals.RejectionError(app.Type())
+	if sentinel == nil {
+		sentinel = ErrRejected
 	}
-	return fmt.Errorf("%w: %s", ErrRejected, app.Message())
+	return &rejection{sentinel: sentinel, msg: app.Message()}
 }
+
+// rejection is a workflow's refusal: its sentinel, and the validator's
+// message with the sentinel's text at its head once.
+type rejection struct {
+	sentinel error
+	msg      string
+}
+
+func (r *rejection) Error() string {
+	if head := r.sentinel.Error(); r.msg != head && !strings.HasPrefix(r.msg, head+": ") {
+		return head + ": " + r.msg
+	}
+	return r.msg
+}
+
+func (r *rejection) Unwrap() error { return r.sentinel }
 
 func isNotFound(err error) bool {
 	var nf *serviceerror.NotFound
