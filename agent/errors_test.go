@@ -18,7 +18,7 @@ func TestARejectionSaysItsSentinelsTextOnce(t *testing.T) {
 	wrapped := fmt.Errorf("%w: call c1 (already decided, or never asked)", signals.ErrNoSuchDecision)
 	for _, c := range []struct {
 		name, typ, msg, want string
-		sentinel            error
+		sentinel             error
 	}{
 		{"message wraps the sentinel", signals.RejectDecision, wrapped.Error(),
 			"no tool call waits for that decision: call c1 (already decided, or never asked)", signals.ErrNoSuchDecision},
