@@ -22,6 +22,9 @@ func (l *Loop) Check(m signals.Message) error {
 		return err
 	}
 	if l.duplicate(m.ID) {
+		if l.reused(m) {
+			return fmt.Errorf("%w: %s", signals.ErrReusedID, m.ID)
+		}
 		return fmt.Errorf("%w: %s", signals.ErrDuplicateID, m.ID)
 	}
 	if n := pendingBytes(l.state) + len(m.Content); l.cfg.Rules >= Rules3 && n > signals.MaxPendingBytes {
@@ -35,6 +38,22 @@ func (l *Loop) Check(m signals.Message) error {
 // recent window forgets old IDs, never what the inbox still holds.
 func (l *Loop) duplicate(id eventlog.MessageID) bool {
 	return l.state.Holds(id) || l.recent.seen[id]
+}
+
+// reused reports whether m's ID, a duplicate, was accepted with other
+// content: the pending or scheduled message's own, else the digest the
+// recent window keeps. An ID whose content is not known (a spawn, a
+// decision, a window restored from a seed older than the digests) is not
+// reused: its resend stays a duplicate, as before.
+func (l *Loop) reused(m signals.Message) bool {
+	if p, _, ok := l.state.Inbox.Find(m.ID); ok {
+		return p.Content != m.Content
+	}
+	if s, ok := l.state.FindScheduled(m.ID); ok {
+		return s.Content != m.Content
+	}
+	sum, ok := l.recent.sums[m.ID]
+	return ok && sum != contentSum(m.Content)
 }
 
 // CheckMaintain validates a maintenance request.
@@ -63,7 +82,7 @@ func (l *Loop) accept(now time.Time, in Accept) error {
 	}); err != nil {
 		return err
 	}
-	l.recent.add(in.Message.ID)
+	l.recent.addMessage(in.Message.ID, in.Message.Content)
 	if in.Wake {
 		l.wakeWaits()
 	}

@@ -103,7 +103,8 @@ func TestCheckRefusesDuplicatesBadMessagesAndAnythingAfterDispose(t *testing.T) 
 		m    signals.Message
 		want error
 	}{
-		{"duplicate ID", signals.Message{ID: "m1", Content: "again"}, signals.ErrDuplicateID},
+		{"duplicate", msg("m1"), signals.ErrDuplicateID},
+		{"reused ID", signals.Message{ID: "m1", Content: "again"}, signals.ErrReusedID},
 		{"empty", signals.Message{ID: "m2", Content: "  "}, signals.ErrEmptyMessage},
 		{"too large", signals.Message{ID: "m3", Content: strings.Repeat("x", signals.MaxMessageBytes+1)}, signals.ErrMessageTooLarge},
 		{"a hook-made ID", signals.Message{ID: "made:1.1", Content: "spoof"}, signals.ErrInvalidID},

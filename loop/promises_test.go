@@ -226,3 +226,58 @@ func TestAStepRunsAtMostMaxLocalCallsPerStepAsLocalActivities(t *testing.T) {
 		})
 	}
 }
+
+// A resend of a message is a duplicate (already delivered); another
+// message under a used ID is refused as reused, by the validator and by
+// the signal path, wherever the first one is: pending, scheduled,
+// delivered, or carried across Continue-As-New. Before, both were
+// duplicates and the different content was dropped without a word.
+func TestAReusedIDWithOtherContentIsRefusedNotDropped(t *testing.T) {
+	other := func(id string) signals.Message {
+		return signals.Message{ID: eventlog.MessageID(id), Content: "something else"}
+	}
+	for _, where := range []string{"pending", "scheduled", "delivered", "continued"} {
+		t.Run(where, func(t *testing.T) {
+			d := newDriver(t, signals.AgentOptions{})
+			first := Accept{Message: msg("m"), List: eventlog.NextStep}
+			if where == "scheduled" {
+				first.At = d.now.Add(signals.MaxScheduleAhead / 2)
+			}
+			require.NoError(t, d.step(first).Err)
+			if where == "delivered" || where == "continued" {
+				d.steer("go")
+				d.resume()
+				d.answerModel(answer("done"))
+				require.False(t, d.l.State().Holds("m"), "claimed by the turn")
+			}
+			if where == "continued" {
+				seed, err := d.l.Seed()
+				require.NoError(t, err)
+				d = &driver{t: t, l: Restore(Config{AgentID: "a1"}, seed), now: d.now}
+			}
+			require.ErrorIs(t, d.l.Check(msg("m")), signals.ErrDuplicateID, "the same message again: already delivered")
+			require.ErrorIs(t, d.l.Check(other("m")), signals.ErrReusedID)
+			require.NotErrorIs(t, d.l.Check(other("m")), signals.ErrDuplicateID, "a client treating a duplicate as delivered must not take this for one")
+			rd := d.step(Accept{Message: other("m"), List: eventlog.NextTurn})
+			require.ErrorIs(t, rd.Err, signals.ErrReusedID)
+			require.Empty(t, rd.Recorded)
+			require.Equal(t, signals.RejectReused, signals.RejectionType(rd.Err))
+			d.requireOK()
+		})
+	}
+}
+
+// A seed from before the digests carries IDs only: a resend under one of
+// them stays a duplicate, whatever its content (nothing to compare with).
+func TestAnOldSeedsIDsStayDuplicates(t *testing.T) {
+	d := newDriver(t, signals.AgentOptions{})
+	d.steer("m")
+	d.resume()
+	d.answerModel(answer("done"))
+	seed, err := d.l.Seed()
+	require.NoError(t, err)
+	require.Len(t, seed.RecentSums, len(seed.Recent))
+	seed.RecentSums = nil
+	l := Restore(Config{AgentID: "a1"}, seed)
+	require.ErrorIs(t, l.Check(signals.Message{ID: "m", Content: "other"}), signals.ErrDuplicateID)
+}

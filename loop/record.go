@@ -1,6 +1,8 @@
 package loop
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"time"
 
@@ -155,19 +157,53 @@ func (l *Loop) takeJournal() signals.Journal {
 type ids struct {
 	seen  map[eventlog.MessageID]bool
 	order []eventlog.MessageID // oldest first
+	// sums holds the content digest of the client messages among them, so
+	// a resend with other content is told from a duplicate.
+	sums map[eventlog.MessageID]uint64
 }
 
 // MaxRecentIDs bounds the accepted message IDs remembered for duplicate
 // detection (and carried across Continue-As-New).
 const MaxRecentIDs = 1024
 
-func newIDs() ids { return ids{seen: map[eventlog.MessageID]bool{}} }
+func newIDs() ids {
+	return ids{seen: map[eventlog.MessageID]bool{}, sums: map[eventlog.MessageID]uint64{}}
+}
 
 func (w *ids) add(id eventlog.MessageID) {
 	w.seen[id] = true
 	w.order = append(w.order, id)
 	if len(w.order) > MaxRecentIDs {
 		delete(w.seen, w.order[0])
+		delete(w.sums, w.order[0])
 		w.order = w.order[1:]
 	}
+}
+
+// addMessage adds a client message's ID with its content's digest.
+func (w *ids) addMessage(id eventlog.MessageID, content string) {
+	w.add(id)
+	if w.seen[id] {
+		w.sums[id] = contentSum(content)
+	}
+}
+
+// orderedSums returns the digests in window order, 0 for an ID without
+// one (the seed's form).
+func (w *ids) orderedSums() []uint64 {
+	if len(w.sums) == 0 {
+		return nil
+	}
+	out := make([]uint64, len(w.order))
+	for i, id := range w.order {
+		out[i] = w.sums[id]
+	}
+	return out
+}
+
+// contentSum digests a message's content: the first 8 bytes of its
+// SHA-256, never 0 (0 marks an ID without a digest in a seed).
+func contentSum(content string) uint64 {
+	h := sha256.Sum256([]byte(content))
+	return binary.BigEndian.Uint64(h[:8]) | 1
 }

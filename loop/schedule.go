@@ -47,7 +47,7 @@ func (l *Loop) schedule(now time.Time, in Accept) error {
 	}); err != nil {
 		return err
 	}
-	l.recent.add(m.ID)
+	l.recent.addMessage(m.ID, m.Content)
 	l.emit(StartTimer{ID: signals.ScheduleTimer(m.ID), After: in.At.Sub(now)})
 	return nil
 }
@@ -60,7 +60,7 @@ func (l *Loop) deliver(now time.Time, id eventlog.MessageID, canceled bool) {
 	if !ok || canceled || l.state.Disposing {
 		return
 	}
-	l.recent.add(id) // a resend is a duplicate for as long after delivery as after any acceptance
+	l.recent.addMessage(id, m.Content) // a resend is a duplicate for as long after delivery as after any acceptance
 	l.record(now, eventlog.MessageRef(id), eventlog.InboxInserted{
 		MessageID: id, List: m.List, Content: m.Content, Wake: m.Wake, From: &eventlog.Initiator{Kind: eventlog.ByTimer},
 	})

@@ -21,8 +21,15 @@ func Restore(cfg Config, seed signals.Seed) *Loop {
 	conv := eventlog.RestoreConversation(seed.Context)
 	l.chars, l.system, l.msgs = conv.Chars(), len(seed.Context.System), len(seed.Context.Messages)
 	l.contextBytes = conv.Chars()
-	for _, id := range seed.Recent {
+	sums := seed.RecentSums
+	if len(sums) != len(seed.Recent) {
+		sums = nil // a seed from before the digests, or a malformed one
+	}
+	for i, id := range seed.Recent {
 		l.recent.add(id)
+		if sums != nil && sums[i] != 0 {
+			l.recent.sums[id] = sums[i]
+		}
 	}
 	l.rearming = len(l.state.Scheduled) > 0
 	if t := seed.Turn; t != nil && l.state.InTurn { // continued between two steps
@@ -83,7 +90,7 @@ func (l *Loop) Seed() (signals.Seed, error) {
 	}
 	seed := signals.Seed{
 		State: l.state, Context: conv.Snapshot(), Selection: l.state.Selection,
-		Recent: append([]eventlog.MessageID(nil), l.recent.order...), Inline: l.inlinePending(), Made: l.made,
+		Recent: append([]eventlog.MessageID(nil), l.recent.order...), RecentSums: l.recent.orderedSums(), Inline: l.inlinePending(), Made: l.made,
 		Runs: l.runs + 1, Journal: l.takeJournal(),
 	}
 	if l.state.InTurn {

@@ -71,7 +71,8 @@ func TestSeedCarriesEverythingAndTheLogGoesOn(t *testing.T) {
 	require.Equal(t, d.l.State().Usage, seed.State.Usage, "usage, and so budgets, carry over")
 
 	next := &driver{t: t, l: Restore(Config{AgentID: "a1", Options: opts}, seed), now: d.now}
-	require.ErrorIs(t, next.l.Check(signals.Message{ID: "f2", Content: "again"}), signals.ErrDuplicateID, "duplicates are still detected")
+	require.ErrorIs(t, next.l.Check(msg("f2")), signals.ErrDuplicateID, "duplicates are still detected")
+	require.ErrorIs(t, next.l.Check(signals.Message{ID: "f2", Content: "again"}), signals.ErrReusedID, "and reused IDs")
 	page := next.l.Page(signals.LogRequest{From: 0})
 	require.Equal(t, seed.State.Len, page.Base)
 	require.Equal(t, "run-1", page.PrevRun)

@@ -194,6 +194,9 @@ type Seed struct {
 	Pending   *Selection `json:"pending,omitempty"`
 	// Recent are the latest accepted message IDs, for duplicate detection.
 	Recent []eventlog.MessageID `json:"recent,omitempty"`
+	// RecentSums are the content digests of Recent, index for index (0
+	// where an ID has none); seeds from before them carry none.
+	RecentSums []uint64 `json:"recent_sums,omitempty"`
 	// Inline are pending messages no payload carries (made by hooks).
 	Inline []eventlog.MessageID `json:"inline,omitempty"`
 	Made   int                  `json:"made,omitempty"`

@@ -34,7 +34,12 @@ var (
 	ErrAlreadyIdle     = errors.New("agent is already idle")
 	ErrDisposed        = errors.New("agent is disposed")
 	ErrDuplicateID     = errors.New("message id was already accepted")
-	ErrContinuing      = errors.New("agent is continuing as new; ask again")
+	// ErrReusedID refuses a message whose ID was accepted before with
+	// other content: a resend of the same message is a duplicate
+	// (ErrDuplicateID, already delivered), a different message under a
+	// used ID is refused rather than dropped.
+	ErrReusedID   = errors.New("message id was already used for different content")
+	ErrContinuing = errors.New("agent is continuing as new; ask again")
 	// ErrScheduleTooFar refuses a send scheduled beyond MaxScheduleAhead.
 	ErrScheduleTooFar = errors.New("message is scheduled too far ahead")
 	// ErrTooManyScheduled refuses a send while MaxScheduled messages wait.
@@ -150,6 +155,7 @@ func ValidateCause(cause string) error {
 const (
 	RejectInvalid   = "tether.InvalidMessage"
 	RejectDuplicate = "tether.DuplicateMessage"
+	RejectReused    = "tether.ReusedMessageID"
 	RejectDisposed  = "tether.Disposed"
 	RejectIdle      = "tether.AlreadyIdle"
 	RejectContinue  = "tether.Continuing"
@@ -164,6 +170,7 @@ var rejections = []struct {
 	err error
 }{
 	{RejectDuplicate, ErrDuplicateID},
+	{RejectReused, ErrReusedID},
 	{RejectDisposed, ErrDisposed},
 	{RejectIdle, ErrAlreadyIdle},
 	{RejectContinue, ErrContinuing},

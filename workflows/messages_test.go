@@ -45,17 +45,21 @@ func TestUpdateValidatorsRejectBadInputBeforeHistory(t *testing.T) {
 	send(time.Minute, signals.InjectUpdate.Name, "bad-id", signals.Message{ID: "has space", Content: "x"})
 	send(time.Minute, signals.SendUpdate.Name, "bad-list", signals.Send{Message: signals.Message{ID: "bad-list", Content: "x"}, List: "elsewhere"})
 	send(2*time.Minute, signals.FollowupUpdate.Name, "ok", signals.Message{ID: "ok", Content: "fine"})
-	send(3*time.Minute, signals.FollowupUpdate.Name, "dup", signals.Message{ID: "ok", Content: "again"})
+	send(3*time.Minute, signals.FollowupUpdate.Name, "dup", signals.Message{ID: "ok", Content: "fine"})
+	send(3*time.Minute, signals.FollowupUpdate.Name, "reused", signals.Message{ID: "ok", Content: "again"})
 	evs := h.run(tools, "", time.Hour)
 
-	for _, id := range []string{"empty", "huge", "bad-id", "bad-list", "dup"} {
+	for _, id := range []string{"empty", "huge", "bad-id", "bad-list", "dup", "reused"} {
 		var app *temporal.ApplicationError
 		require.ErrorAs(t, *results[id], &app, id)
 	}
 	require.NoError(t, *results["ok"])
 	var dup *temporal.ApplicationError
 	require.ErrorAs(t, *results["dup"], &dup)
-	require.Equal(t, signals.RejectDuplicate, dup.Type())
+	require.Equal(t, signals.RejectDuplicate, dup.Type(), "the same message again")
+	var reused *temporal.ApplicationError
+	require.ErrorAs(t, *results["reused"], &reused)
+	require.Equal(t, signals.RejectReused, reused.Type(), "another message under a used ID")
 
 	inserted := only[eventlog.InboxInserted](evs)
 	require.Len(t, inserted, 1, "rejected messages never reach the log")
