@@ -1,8 +1,10 @@
 // Package httpserve runs the worker's HTTP endpoints (the codec server,
 // the console, live model streams, metrics) the one way: the address is
 // bound while the app is built, so a port in use stops the app before it
-// starts with a sentence naming the flag that moves it, and the server
-// serves from the app's start to its stop.
+// starts with a sentence naming the flag that moves it, the server
+// serves from the app's start to its stop, and every request passes the
+// endpoint's Guard first (Host and Origin, against DNS rebinding and
+// cross-origin writes).
 package httpserve
 
 import (
@@ -44,11 +46,20 @@ type Endpoint struct {
 	Started func()
 	// Stop stops the server and what it serves; nil shuts the server down.
 	Stop func(context.Context) error
+	// Guard names the endpoint's other hosts and trusted origins; the zero
+	// Guard serves IP addresses and loopback names only.
+	Guard Guard
 }
 
 // Run serves e from the app's start, over TLS when the server has a
-// TLSConfig, until its stop.
-func Run(lc fx.Lifecycle, logger *slog.Logger, e Endpoint) {
+// TLSConfig, until its stop, behind e.Guard. It fails only on a malformed
+// trusted origin, before anything is served.
+func Run(lc fx.Lifecycle, logger *slog.Logger, e Endpoint) error {
+	h, err := e.Guard.Handler(e.Server.Handler)
+	if err != nil {
+		return err
+	}
+	e.Server.Handler = h
 	stop := e.Stop
 	if stop == nil {
 		stop = e.Server.Shutdown
@@ -63,6 +74,7 @@ func Run(lc fx.Lifecycle, logger *slog.Logger, e Endpoint) {
 		},
 		OnStop: stop,
 	})
+	return nil
 }
 
 func serve(e Endpoint, logger *slog.Logger) {
