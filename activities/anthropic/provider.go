@@ -53,7 +53,7 @@ type Provider struct {
 	messages         sdk.MessageService
 	defaultModel     string
 	defaultMaxTokens int64
-	scrubber         llm.Scrubber // removes the API key from error text
+	scrubber         llm.Scrubber // removes the API key from error text and replies
 }
 
 // New validates cfg and builds a Provider.
@@ -123,5 +123,5 @@ func (p *Provider) Complete(ctx context.Context, req llm.Request) (eventlog.Assi
 	if err != nil {
 		return eventlog.AssistantMessage{}, p.failure(ctx, err, raw)
 	}
-	return toAssistant(res)
+	return p.scrubber.Reply(toAssistant(res))
 }

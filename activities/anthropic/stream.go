@@ -25,6 +25,7 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request, emit func(llm.Ch
 	if emit == nil {
 		emit = func(llm.Chunk) {}
 	}
+	emit = p.scrubber.Emit(emit)
 	var raw *http.Response
 	stream := p.messages.NewStreaming(ctx, params, option.WithResponseInto(&raw))
 	defer stream.Close()
@@ -48,7 +49,7 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request, emit func(llm.Ch
 	if !stopped {
 		return eventlog.AssistantMessage{}, llm.Fail(eventlog.FailureNetwork, 0, 0, "stream ended before message_stop", nil)
 	}
-	return toAssistant(&acc)
+	return p.scrubber.Reply(toAssistant(&acc))
 }
 
 // chunker turns stream events into chunks. tools maps a content block index

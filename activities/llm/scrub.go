@@ -3,23 +3,37 @@ package llm
 import (
 	"cmp"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"net/url"
 	"slices"
 	"strings"
 )
 
-// Redacted replaces a secret in text a server or the network stack wrote.
+// Redacted replaces a secret in text a server, the network stack or a
+// model wrote.
 const Redacted = "[redacted]"
 
 // minEncoded is the shortest encoded form scrubbed: a shorter one would
 // redact ordinary text, and a key that short protects nothing anyway.
 const minEncoded = 8
 
-// Scrubber removes one secret (an API key) from error text, as written and
-// in the encodings servers and proxies echo it in. The zero value removes
-// nothing. It is safe for concurrent use.
-type Scrubber struct{ r *strings.Replacer }
+// Scrubber removes one secret (an API key) from text a provider sends back,
+// error text and replies alike, as written and in the encodings servers,
+// proxies and models echo it in. The zero value removes nothing. It is safe
+// for concurrent use.
+//
+// It works in two passes. The first replaces fixed forms: the key as is,
+// in upper and lower case, URL-encoded, JSON-escaped, hex-encoded, and any
+// of these inside base64. The second reads the text as a decoder would,
+// one unit at a time (a \u, \x or JSON escape, an HTML character
+// reference, a %-escape, or a byte), folds ASCII case, and redacts every
+// run of units that spells the key: so a key with any of its characters
+// escaped any of these ways, in any case, is found too.
+type Scrubber struct {
+	r      *strings.Replacer
+	folded string // the secret in lower case, for the second pass; "" when too short
+}
 
 // NewScrubber scrubs secret.
 func NewScrubber(secret string) Scrubber {
@@ -34,13 +48,18 @@ func NewScrubber(secret string) Scrubber {
 	for _, f := range forms {
 		pairs = append(pairs, f, Redacted)
 	}
-	return Scrubber{r: strings.NewReplacer(pairs...)}
+	s := Scrubber{r: strings.NewReplacer(pairs...)}
+	if len(secret) >= minEncoded {
+		s.folded = foldASCII(secret)
+	}
+	return s
 }
 
-// encodings are the forms secret takes in text: as is; URL-encoded (a
-// query or a path echoed back); JSON-escaped, also with PHP's "\/"; and
-// any of these inside base64 in the standard or URL alphabet (a Basic or
-// Bearer header, a request body echoed in a token).
+// encodings are the fixed forms secret takes in text: as is, in upper and
+// lower case; URL-encoded (a query or a path echoed back); JSON-escaped,
+// also with PHP's "\/"; hex-encoded in either case; and any of these
+// inside base64 in the standard or URL alphabet (a Basic or Bearer header,
+// a request body echoed in a token).
 func encodings(secret string) []string {
 	set := map[string]bool{}
 	add := func(s string) {
@@ -51,6 +70,10 @@ func encodings(secret string) []string {
 	quoted, _ := json.Marshal(secret) // a string always marshals
 	escaped := string(quoted[1 : len(quoted)-1])
 	texts := []string{secret, url.QueryEscape(secret), url.PathEscape(secret), escaped, strings.ReplaceAll(escaped, "/", `\/`)}
+	if len(secret) >= minEncoded {
+		h := hex.EncodeToString([]byte(secret))
+		texts = append(texts, strings.ToUpper(secret), strings.ToLower(secret), h, strings.ToUpper(h))
+	}
 	for _, t := range texts {
 		add(t)
 		for _, b := range base64Forms(t) {
@@ -83,7 +106,7 @@ func (s Scrubber) String(text string) string {
 	if s.r == nil {
 		return text
 	}
-	return s.r.Replace(text)
+	return s.decoded(s.r.Replace(text))
 }
 
 // Err returns err with its text scrubbed, still unwrapping to err (so

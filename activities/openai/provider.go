@@ -43,7 +43,7 @@ type Config struct {
 type Provider struct {
 	chat         openai.ChatCompletionService
 	defaultModel string
-	scrubber     llm.Scrubber // removes the API key from error text
+	scrubber     llm.Scrubber // removes the API key from error text and replies
 }
 
 // New validates cfg and builds a Provider.
@@ -98,5 +98,5 @@ func (p *Provider) Complete(ctx context.Context, req llm.Request) (eventlog.Assi
 	if err != nil {
 		return eventlog.AssistantMessage{}, p.failure(ctx, err, raw)
 	}
-	return toAssistant(res)
+	return p.scrubber.Reply(toAssistant(res))
 }

@@ -43,11 +43,12 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request, emit func(llm.Ch
 	if emit == nil {
 		emit = func(llm.Chunk) {}
 	}
+	emit = p.scrubber.Emit(emit)
 	var a assembly
 	if err := p.read(ctx, events, &a, emit); err != nil {
 		return eventlog.AssistantMessage{}, err
 	}
-	return toAssistant(a.completion())
+	return p.scrubber.Reply(toAssistant(a.completion()))
 }
 
 // open sends the request and returns the event stream of a 2xx reply. It
