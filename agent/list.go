@@ -30,7 +30,9 @@ type ListOptions struct {
 	Parent string          // the parent agent's ID
 	// Parents, instead of Parent, matches the children of any of them.
 	Parents []string
-	Turn    *int // the last opened turn
+	// Roots, instead of Parent or Parents, matches agents without a parent.
+	Roots bool
+	Turn  *int // the last opened turn
 	// Waiting is what the agent waits for: approval, answer or wait.
 	Waiting string
 	// Closed includes agents that have ended (their last run only).
@@ -60,8 +62,8 @@ func (o ListOptions) Query() (string, error) {
 	if o.Status != "" && o.Status != eventlog.StatusIdle && o.Status != eventlog.StatusRunning {
 		return "", fmt.Errorf("%w: status %q: want idle or running", ErrBadFilter, o.Status)
 	}
-	if o.Parent != "" && len(o.Parents) > 0 {
-		return "", fmt.Errorf("%w: Parent and Parents: give one", ErrBadFilter)
+	if o.Parent != "" && len(o.Parents) > 0 || o.Roots && (o.Parent != "" || len(o.Parents) > 0) {
+		return "", fmt.Errorf("%w: Parent, Parents and Roots: give one", ErrBadFilter)
 	}
 	terms := []string{"WorkflowType = " + quote(signals.AgentWorkflow)}
 	if o.Closed {
@@ -83,6 +85,9 @@ func (o ListOptions) Query() (string, error) {
 			quoted[i] = quote(p)
 		}
 		terms = append(terms, signals.AttrParent+" IN ("+strings.Join(quoted, ", ")+")")
+	}
+	if o.Roots {
+		terms = append(terms, signals.AttrParent+" IS NULL")
 	}
 	if o.Turn != nil {
 		terms = append(terms, fmt.Sprintf("%s = %d", signals.AttrTurn, *o.Turn))

@@ -24,6 +24,7 @@ func TestListQueryFiltersByTetherAttributesWithQuotedValues(t *testing.T) {
 		{"turn zero is a filter", ListOptions{Turn: &turn0}, base + " AND TetherTurn = 0"},
 		{"the children of several parents", ListOptions{Parents: []string{"p1", "p'2"}},
 			base + ` AND TetherParent IN ('p1', 'p\'2')`},
+		{"root agents: no parent", ListOptions{Roots: true}, base + " AND TetherParent IS NULL"},
 		{"a quote cannot end the literal", ListOptions{Parent: "x' OR WorkflowType = 'tether.Agent"},
 			base + ` AND TetherParent = 'x\' OR WorkflowType = \'tether.Agent'`},
 		{"a backslash cannot escape the closing quote", ListOptions{Model: `m\`},
@@ -45,5 +46,7 @@ func TestListQueryRejectsAnUnknownStatus(t *testing.T) {
 
 func TestListQueryRejectsParentWithParents(t *testing.T) {
 	_, err := ListOptions{Parent: "p1", Parents: []string{"p2"}}.Query()
+	require.ErrorIs(t, err, ErrBadFilter)
+	_, err = ListOptions{Parent: "p1", Roots: true}.Query()
 	require.ErrorIs(t, err, ErrBadFilter)
 }
