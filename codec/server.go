@@ -24,10 +24,22 @@ type ServerOptions struct {
 	// handler, the Web UI's; a request from any other origin is refused.
 	// Clients that send no Origin (SDKs, the CLI) are not affected.
 	Origins []string
-	// Token, when set, must arrive as "Authorization: Bearer <Token>" on
-	// every encode and decode; preflight requests carry no credentials.
+	// Token must arrive as "Authorization: Bearer <Token>" on every encode
+	// and decode; preflight requests carry no credentials. It is required:
+	// a codec server decrypts anything for whoever calls it.
 	Token string
+	// UIPath, when set, is a secret path prefix ("/ui-<random>") that
+	// stands in for the token on requests from one of Origins: the
+	// embedded Web UI, which cannot send a bearer header, is pointed at
+	// <base>UIPath. It must be at least MinTokenBytes long after the slash.
+	UIPath string
 }
+
+// MinTokenBytes is the shortest token or UI path secret NewHandler takes.
+const MinTokenBytes = 16
+
+// ErrNoToken refuses a codec server anyone could call.
+var ErrNoToken = fmt.Errorf("%w: the codec server needs a bearer token", ErrInvalidConfig)
 
 // handler serves the remote codec protocol with CORS and an optional
 // bearer token in front of the SDK's handler.
@@ -35,6 +47,7 @@ type handler struct {
 	codec   http.Handler
 	origins map[string]bool
 	token   []byte
+	uiPath  string
 }
 
 // NewHandler serves pc over the Temporal remote codec protocol: POST
@@ -50,8 +63,15 @@ func NewHandler(pc converter.PayloadCodec, o ServerOptions) (http.Handler, error
 		}
 		h.origins[norm] = true
 	}
-	if o.Token != "" {
-		h.token = []byte("Bearer " + o.Token)
+	if strings.TrimSpace(o.Token) == "" {
+		return nil, ErrNoToken
+	}
+	h.token = []byte("Bearer " + o.Token)
+	if o.UIPath != "" {
+		if !strings.HasPrefix(o.UIPath, "/") || len(o.UIPath) < 1+MinTokenBytes || strings.ContainsAny(o.UIPath[1:], "/?#") {
+			return nil, fmt.Errorf("%w: codec server UI path: want /<at least %d characters>", ErrInvalidConfig, MinTokenBytes)
+		}
+		h.uiPath = o.UIPath + "/"
 	}
 	return h, nil
 }
@@ -97,9 +117,14 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// authorized: the bearer token, or the UI path from an allowed origin (an
+// Origin is checked before: any other one was refused).
 func (h *handler) authorized(r *http.Request) bool {
-	if h.token == nil {
+	if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), h.token) == 1 {
 		return true
 	}
-	return subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), h.token) == 1
+	if h.uiPath == "" || r.Header.Get("Origin") == "" || len(r.URL.Path) < len(h.uiPath) {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(r.URL.Path[:len(h.uiPath)]), []byte(h.uiPath)) == 1
 }
