@@ -15,6 +15,8 @@ type workspace struct {
 	root  string // absolute, symlinks resolved
 	alias string // absolute as given; absolute paths under it are accepted too
 	deny  denyList
+	// hardLinks lets read_file read a regular file with more than one name.
+	hardLinks bool
 }
 
 // WorkspaceOptions configures the file tools. The zero value is invalid:
@@ -28,12 +30,21 @@ type WorkspaceOptions struct {
 	// listed nor read. nil means DefaultDeny(); an empty, non-nil slice
 	// denies nothing.
 	Deny []string
+	// AllowHardLinks lets read_file read a regular file that has more than
+	// one name (a link count over 1). By default such a file is refused: a
+	// hard link looks like any file of the workspace, yet another of its
+	// names may lie outside it (a user's ~/.aws/credentials linked in), and
+	// nothing short of searching every file system finds where. Set it for
+	// a tree its owner hard-linked on purpose (a pnpm store's node_modules,
+	// a cp -l snapshot).
+	AllowHardLinks bool
 }
 
 // Workspace returns the read-only "read_file" and "list_files" tools,
 // confined to o.Root: a path that escapes it (through "..", an absolute path
-// or a symlink) or that the deny list withholds is refused with a
-// model-visible error, and list_files leaves denied names out.
+// or a symlink), that the deny list withholds, or (unless AllowHardLinks) a
+// file with more than one hard link is refused with a model-visible error,
+// and list_files leaves denied names out.
 func Workspace(o WorkspaceOptions) ([]Tool, error) {
 	w, err := newWorkspace(o)
 	if err != nil {
@@ -68,7 +79,7 @@ func newWorkspace(o WorkspaceOptions) (*workspace, error) {
 	if !fi.IsDir() {
 		return nil, errors.New("not a directory")
 	}
-	return &workspace{root: resolved, alias: alias, deny: deny}, nil
+	return &workspace{root: resolved, alias: alias, deny: deny, hardLinks: o.AllowHardLinks}, nil
 }
 
 // resolve maps a model-supplied path to a local path under w.root with every
@@ -136,7 +147,28 @@ func (w *workspace) open(p, rel string) (*os.File, fs.FileInfo, error) {
 	if err != nil {
 		return nil, nil, accessError(p, err)
 	}
+	if err := w.checkLinks(p, f); err != nil {
+		_ = f.Close()
+		return nil, nil, err
+	}
 	return f, fi, nil
+}
+
+// checkLinks refuses a regular file with more than one name unless the
+// workspace allows hard links. It reads the link count of the open file,
+// not of the path, so a file swapped in after resolve is checked too.
+func (w *workspace) checkLinks(p string, f *os.File) error {
+	if w.hardLinks {
+		return nil
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return accessError(p, err)
+	}
+	if n := linkCount(fi); fi.Mode().IsRegular() && n > 1 {
+		return modelErrorf("%q is withheld: it has %d hard links, and the workspace reads no file that may also be named outside it", p, n)
+	}
+	return nil
 }
 
 // accessError shows the model failures that retrying cannot fix and keeps

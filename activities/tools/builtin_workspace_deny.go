@@ -7,11 +7,31 @@ import (
 )
 
 // DefaultDeny returns the name patterns the file tools withhold unless
-// WorkspaceOptions.Deny says otherwise: dotfiles and dot-directories (.env,
-// .git, .ssh, .netrc, ...), private keys and certificates. A workspace is
-// often a checkout, and these are where a checkout keeps its secrets.
+// WorkspaceOptions.Deny says otherwise. A workspace is often a checkout or
+// a home directory, and these are where they keep their secrets:
+//
+//   - dotfiles and dot-directories: .env*, .git (and .git-credentials),
+//     .ssh, .aws, .gnupg, .docker, .kube, .netrc, .pgpass, .npmrc, .pypirc;
+//     .env* and the credential files are named too, so a list that drops
+//     ".*" can keep them by taking DefaultDeny's other entries;
+//   - private keys and certificate stores: *.pem, *.key, PKCS#12 (*.p12,
+//     *.pfx), PKCS#8 (*.p8), PuTTY (*.ppk), Java key stores (*.jks,
+//     *.keystore), KeePass databases (*.kdbx), Kerberos keytabs (*.keytab),
+//     and every identity file the OpenSSH client reads by default (id_rsa,
+//     id_dsa, id_ecdsa, id_ecdsa_sk, id_ed25519, id_ed25519_sk, id_xmss),
+//     with their .pub and -cert.pub, which name the key's owner;
+//   - credential files without a dot: AWS's and gcloud's credentials,
+//     credentials.json and credentials.db, Google's client_secret*.json,
+//     Windows' _netrc and pgpass.conf, and Terraform state (*.tfstate,
+//     *.tfstate.*), which holds the secrets of what it manages.
 func DefaultDeny() []string {
-	return []string{".*", "*.pem", "*.key", "id_rsa*", ".env*"}
+	return []string{
+		".*", ".env*", ".netrc", ".pgpass", ".git-credentials", ".npmrc", ".pypirc",
+		"*.pem", "*.key", "*.p12", "*.pfx", "*.p8", "*.ppk", "*.jks", "*.keystore", "*.kdbx", "*.keytab",
+		"id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*", "id_xmss*",
+		"credentials", "credentials.json", "credentials.db", "client_secret*.json", "_netrc", "pgpass.conf",
+		"*.tfstate", "*.tfstate.*",
+	}
 }
 
 // denyList matches path elements against name patterns, case-insensitively:

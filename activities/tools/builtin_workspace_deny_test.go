@@ -117,3 +117,79 @@ func TestWorkspaceRejectsBadDenyPatterns(t *testing.T) {
 		require.ErrorContains(t, err, "deny pattern", "pattern %q", p)
 	}
 }
+
+// Issue 20: the secrets a home directory or a checkout keeps beyond
+// dotfiles, PEM files and RSA keys.
+func TestReadFileWithholdsKeyStoresAndCredentialFilesByDefault(t *testing.T) {
+	withheldByDefault := map[string]string{
+		"home/.ssh/id_ed25519":           ".*",
+		"keys/id_ed25519":                "id_ed25519*",
+		"keys/id_ed25519.pub":            "id_ed25519*",
+		"keys/id_ed25519_sk":             "id_ed25519*",
+		"keys/id_ecdsa":                  "id_ecdsa*",
+		"keys/id_ecdsa_sk-cert.pub":      "id_ecdsa*",
+		"keys/id_dsa":                    "id_dsa*",
+		"keys/id_xmss":                   "id_xmss*",
+		"keys/ID_RSA":                    "id_rsa*",
+		"certs/client.p12":               "*.p12",
+		"certs/client.PFX":               "*.pfx",
+		"certs/AuthKey.p8":               "*.p8",
+		"keys/putty.ppk":                 "*.ppk",
+		"java/store.jks":                 "*.jks",
+		"java/release.keystore":          "*.keystore",
+		"vault/passwords.kdbx":           "*.kdbx",
+		"krb/http.keytab":                "*.keytab",
+		".aws/credentials":               ".*",
+		"aws/credentials":                "credentials",
+		"gcloud/credentials.db":          "credentials.db",
+		"gcp/credentials.json":           "credentials.json",
+		"oauth/client_secret_123.json":   "client_secret*.json",
+		"home/.netrc":                    ".*",
+		"home/_netrc":                    "_netrc",
+		"home/.pgpass":                   ".*",
+		"postgresql/pgpass.conf":         "pgpass.conf",
+		"home/.git-credentials":          ".*",
+		"home/.npmrc":                    ".*",
+		"infra/terraform.tfstate":        "*.tfstate",
+		"infra/terraform.tfstate.backup": "*.tfstate.*",
+	}
+	readable := map[string]string{
+		"src/credentials.go": "package src",
+		"docs/keys.md":       "keys",
+		"infra/main.tf":      "resource",
+		"keys/identity.txt":  "id",
+		"certs/README":       "certs",
+	}
+	root := t.TempDir()
+	for name, content := range readable {
+		writeFile(t, root, name, content)
+	}
+	for name := range withheldByDefault {
+		writeFile(t, root, name, "SECRET")
+	}
+	tools, err := Workspace(WorkspaceOptions{Root: root})
+	require.NoError(t, err)
+	r, err := NewRegistry(tools...)
+	require.NoError(t, err)
+	for name, pattern := range withheldByDefault {
+		require.Equal(t, withheld(name, pattern), execute(t, r, "read_file", map[string]any{"path": name}), name)
+	}
+	for name, content := range readable {
+		require.Equal(t, Result{Content: "     1\t" + content + "\n"}, execute(t, r, "read_file", map[string]any{"path": name}), name)
+	}
+	for _, dir := range []string{"keys", "certs", "aws", "home", "java", "vault"} {
+		got := execute(t, r, "list_files", map[string]any{"path": dir})
+		for name := range withheldByDefault {
+			if filepath.Dir(name) == dir {
+				require.NotContains(t, got.Content, filepath.Base(name), dir)
+			}
+		}
+	}
+}
+
+func writeFile(t *testing.T, root, name, content string) {
+	t.Helper()
+	path := filepath.Join(root, name)
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
+}
