@@ -28,8 +28,12 @@ type CodecConfig struct {
 	Addr string
 	// Origins may call the codec server from a browser: the Web UI's.
 	Origins []string
-	// Token, when set, is required as a bearer token by the codec server.
+	// Token is the bearer token the codec server requires; empty, the
+	// server draws one (and refuses to serve beyond loopback).
 	Token string
+	// Hosts are more names the codec server is reached by
+	// (TETHER_ALLOWED_HOSTS); others are refused.
+	Hosts []string
 }
 
 // codecFlags holds the codec flags until Load resolves them.
@@ -52,6 +56,7 @@ func (f codecFlags) resolve(c *Config, env func(string) string) error {
 	}
 	c.Codec.Keys = keys
 	c.Codec.Token = env(EnvCodecAuthToken)
+	c.Codec.Hosts = splitList(env(EnvAllowedHosts))
 	if c.Codec.Addr == "" && c.Dev && keys.Enabled() {
 		c.Codec.Addr = DefaultDevCodecAddr
 	}
@@ -78,9 +83,8 @@ func (c Config) validateCodec() []error {
 	if c.Codec.Addr != "" && !c.Codec.Keys.Enabled() {
 		errs = append(errs, fmt.Errorf("--codec-addr needs keys: set %s or --codec-key-file", codec.EnvKeys))
 	}
-	if c.Dev && c.UIPort != 0 && c.Codec.Addr != "" && c.Codec.Token != "" {
-		errs = append(errs, errors.New("--dev points the embedded Web UI at the codec server, and the UI sends no bearer token: unset "+
-			EnvCodecAuthToken+" or run with --ui-port 0"))
+	if c.Codec.Token != "" && strings.TrimSpace(c.Codec.Token) == "" {
+		errs = append(errs, errors.New(EnvCodecAuthToken+" is only whitespace: set a real token, or unset it to have one drawn"))
 	}
 	return errs
 }

@@ -207,7 +207,7 @@ func flags(c *Config, env func(string) string) (*flag.FlagSet, *pending) {
 	fs.IntVar(&c.Workflow.MaxRunTurns, "max-run-turns", 0, "continue an agent as new after this many turns in one run (0: when Temporal suggests)")
 	fs.IntVar(&c.Workflow.MaxRunEvents, "max-run-events", 0, "continue an agent as new once its run has this many history events (0: when Temporal suggests)")
 	fs.StringVar(&p.mcpConfig, "mcp-config", env(EnvMCPConfig), "JSON file of the MCP servers whose tools agents may enable (README: MCP tools)")
-	fs.StringVar(&c.Console.Addr, "console-addr", DefaultConsoleAddr, "address of the web console --dev serves beside the Web UI (empty: none; "+EnvConsoleToken+" enables actions)")
+	consoleFlags(fs, env, &c.Console)
 	p.codec.register(fs, env, &c.Codec)
 	telemetryFlags(fs, &c.Telemetry, env)
 	return fs, p

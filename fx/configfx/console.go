@@ -3,6 +3,7 @@ package configfx
 import (
 	"errors"
 	"flag"
+	"strings"
 )
 
 // Console defaults.
@@ -11,6 +12,14 @@ const (
 	DefaultConsoleAddr = "127.0.0.1:8280"
 	// EnvConsoleToken holds the console's operator token.
 	EnvConsoleToken = "TETHER_CONSOLE_TOKEN"
+	// EnvConsoleTLSCert and EnvConsoleTLSKey name the console's PEM key
+	// pair when the flags do not.
+	EnvConsoleTLSCert = "TETHER_CONSOLE_TLS_CERT"
+	EnvConsoleTLSKey  = "TETHER_CONSOLE_TLS_KEY"
+	// EnvAllowedHosts lists, comma-separated, more names the worker's HTTP
+	// endpoints are reached by (a proxy's or a DNS name); requests naming
+	// any other host are refused.
+	EnvAllowedHosts = "TETHER_ALLOWED_HOSTS"
 )
 
 // ConsoleConfig configures the web console --dev serves beside the Web UI.
@@ -19,8 +28,19 @@ type ConsoleConfig struct {
 	// UI it defaults to DefaultConsoleAddr.
 	Addr string
 	// Token is the operator token (TETHER_CONSOLE_TOKEN); empty keeps the
-	// console read-only.
+	// console read-only. Set, every page needs a login.
 	Token string
+	// TLSCert and TLSKey are PEM files: both set serves HTTPS. Beyond
+	// loopback the console refuses plain HTTP.
+	TLSCert, TLSKey string
+	// Hosts are more names the console is reached by (TETHER_ALLOWED_HOSTS).
+	Hosts []string
+}
+
+func consoleFlags(fs *flag.FlagSet, env func(string) string, c *ConsoleConfig) {
+	fs.StringVar(&c.Addr, "console-addr", DefaultConsoleAddr, "address of the web console --dev serves beside the Web UI (empty: none; "+EnvConsoleToken+" enables actions)")
+	fs.StringVar(&c.TLSCert, "console-tls-cert", env(EnvConsoleTLSCert), "PEM certificate (chain) to serve the console over HTTPS; needs --console-tls-key (required beyond loopback)")
+	fs.StringVar(&c.TLSKey, "console-tls-key", env(EnvConsoleTLSKey), "PEM private key of --console-tls-cert")
 }
 
 // resolveConsole serves the console beside the Web UI: with --dev and a UI,
@@ -28,6 +48,7 @@ type ConsoleConfig struct {
 // one).
 func (c *Config) resolveConsole(fs *flag.FlagSet, env func(string) string) {
 	c.Console.Token = env(EnvConsoleToken)
+	c.Console.Hosts = splitList(env(EnvAllowedHosts))
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "console-addr" })
 	switch {
@@ -40,8 +61,15 @@ func (c *Config) resolveConsole(fs *flag.FlagSet, env func(string) string) {
 }
 
 func (c Config) validateConsole() []error {
+	var errs []error
 	if c.Console.Addr != "" && !c.Dev {
-		return []error{errors.New("--console-addr needs --dev; against a cluster, run `starter console`")}
+		errs = append(errs, errors.New("--console-addr needs --dev; against a cluster, run `starter console`"))
 	}
-	return nil
+	if c.Console.Token != "" && strings.TrimSpace(c.Console.Token) == "" {
+		errs = append(errs, errors.New(EnvConsoleToken+" is only whitespace: set a real token, or unset it for a read-only console"))
+	}
+	if (c.Console.TLSCert == "") != (c.Console.TLSKey == "") {
+		errs = append(errs, errors.New("--console-tls-cert and --console-tls-key go together"))
+	}
+	return errs
 }
