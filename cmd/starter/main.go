@@ -15,7 +15,7 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	code := cli.Starter{Out: os.Stdout, Err: os.Stderr, Dial: client.DialContext, Env: os.Getenv}.Run(ctx, os.Args[1:])
+	code := cli.Starter{Out: os.Stdout, Err: os.Stderr, In: os.Stdin, Dial: client.DialContext, Env: os.Getenv}.Run(ctx, os.Args[1:])
 	stop()
 	os.Exit(code)
 }

@@ -4,40 +4,47 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
-	"net"
 
 	"github.com/tetherdev/tether/console"
+	"github.com/tetherdev/tether/internal/httpserve"
 )
 
 // serveConsole serves the web console until ctx ends (Ctrl-C). The
 // operator token comes from the environment only, never from a flag,
 // which would show it in the process list.
-func serveConsole(ctx context.Context, e env, args []string) error {
+func serveConsole(_ Starter, args []string) (action, error) {
 	fs := flag.NewFlagSet("console", flag.ContinueOnError)
 	addr := fs.String("addr", console.DefaultAddr, "")
 	temporalUI := fs.String("temporal-ui", "", "")
-	fs.SetOutput(io.Discard)
-	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
-		return fmt.Errorf("%w: console takes flags only: [--addr HOST:PORT] [--temporal-ui URL]", ErrUsage)
+	if err := parseFlags(fs, args); err != nil {
+		return nil, err
 	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("%w: console takes flags only: [--addr HOST:PORT] [--temporal-ui URL]", ErrUsage)
+	}
+	return func(ctx context.Context, e env) error { return runConsole(ctx, e, *addr, *temporalUI) }, nil
+}
+
+// runConsole serves the console on addr. An address in use (the console
+// --dev serves beside the Web UI) is one sentence naming --addr.
+func runConsole(ctx context.Context, e env, addr, temporalUI string) error {
 	var token string
 	if e.s.Env != nil {
 		token = e.s.Env(console.EnvToken)
 	}
-	if err := console.CheckAddr(*addr, token); err != nil {
+	if err := console.CheckAddr(addr, token); err != nil {
 		return err
 	}
 	srv, err := console.New(console.Options{
 		Client: e.conn.c, DataConverter: e.conn.dc, Namespace: e.conn.namespace, TaskQueue: e.conn.taskQueue,
-		StreamClient: e.conn.streams, NoSearchAttributes: e.conn.noAttrs, Token: token, LoginToRead: !console.Loopback(*addr), TemporalUI: *temporalUI,
+		StreamClient: e.conn.streams, NoSearchAttributes: e.conn.noAttrs, Token: token, LoginToRead: !console.Loopback(addr), TemporalUI: temporalUI,
 	})
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", *addr)
+	ln, err := httpserve.Listen(addr, "the console", "--addr")
 	if err != nil {
-		return fmt.Errorf("console: %w", err)
+		return err
 	}
 	mode := "read-only (set " + console.EnvToken + " to act)"
 	if token != "" {

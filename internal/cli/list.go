@@ -6,36 +6,47 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/tetherdev/tether/agent"
+	"github.com/tetherdev/tether/console"
 	"github.com/tetherdev/tether/eventlog"
 )
 
 // list prints the agents Temporal's visibility store finds, filtered by
-// Tether's search attributes, as a table.
-func list(ctx context.Context, e env, args []string) error {
+// Tether's search attributes, as a table, newest first.
+func list(_ Starter, args []string) (action, error) {
 	o, err := parseList(args)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	agents, more, err := e.agents.List(ctx, o)
-	switch {
-	case errors.Is(err, agent.ErrBadFilter):
-		return fmt.Errorf("%w: ls: %v", ErrUsage, err)
-	case err != nil:
-		return err
-	}
-	if err := printAgents(e.s.Out, agents); err != nil {
-		return err
-	}
-	if more {
-		fmt.Fprintf(e.s.Err, "starter: more than %d agents: narrow the filters or raise --limit\n", len(agents))
-	}
-	return nil
+	return func(ctx context.Context, e env) error {
+		agents, more, err := e.agents.List(ctx, o)
+		switch {
+		case errors.Is(err, agent.ErrBadFilter):
+			return fmt.Errorf("%w: ls: %v", ErrUsage, err)
+		case err != nil:
+			return err
+		}
+		// The store returns open agents before closed ones (--all).
+		slices.SortStableFunc(agents, func(a, b agent.Summary) int { return b.Started.Compare(a.Started) })
+		if err := printAgents(e.s.Out, agents); err != nil {
+			return err
+		}
+		if more {
+			fmt.Fprintf(e.s.Err, "starter: more than %d agents: narrow the filters or raise --limit\n", len(agents))
+		}
+		return nil
+	}, nil
 }
+
+// RootParent is ls --parent's value for agents without a parent, as the
+// console's parent filter reads it.
+const RootParent = "-"
 
 // parseList reads ls's flags; --turn -1 (the default) matches any turn.
 func parseList(args []string) (agent.ListOptions, error) {
@@ -49,16 +60,23 @@ func parseList(args []string) (agent.ListOptions, error) {
 	turn := fs.Int("turn", -1, "")
 	fs.IntVar(&o.Limit, "limit", agent.DefaultListLimit, "")
 	fs.BoolVar(&o.Closed, "all", false, "")
-	if err := fs.Parse(args); err != nil {
-		return o, fmt.Errorf("%w: ls: %v", ErrUsage, err)
-	}
-	if fs.NArg() > 0 {
-		return o, fmt.Errorf("%w: ls takes flags only, not %q", ErrUsage, fs.Args())
-	}
-	if o.Limit < 1 {
-		return o, fmt.Errorf("%w: ls: --limit must be at least 1", ErrUsage)
+	if err := parseFlags(fs, args); err != nil {
+		return o, err
 	}
 	o.Status = eventlog.Status(*status)
+	switch {
+	case fs.NArg() > 0:
+		return o, fmt.Errorf("%w: ls takes flags only, not %q", ErrUsage, fs.Args())
+	case o.Limit < 1:
+		return o, fmt.Errorf("%w: ls: --limit must be at least 1", ErrUsage)
+	case o.Status != "" && o.Status != eventlog.StatusIdle && o.Status != eventlog.StatusRunning:
+		return o, fmt.Errorf("%w: ls: --status %q: want idle or running", ErrUsage, o.Status)
+	case o.Waiting != "" && !slices.Contains(console.WaitingChoices, o.Waiting):
+		return o, fmt.Errorf("%w: ls: --waiting %q: want %s", ErrUsage, o.Waiting, strings.Join(console.WaitingChoices, ", "))
+	}
+	if o.Parent == RootParent {
+		o.Parent, o.Roots = "", true
+	}
 	if *turn >= 0 {
 		o.Turn = turn
 	}

@@ -3,7 +3,9 @@ package cli
 import (
 	"context"
 	"flag"
+	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/tetherdev/tether/agent"
@@ -11,8 +13,9 @@ import (
 )
 
 // decision is approve, deny or answer: a person decides a call that waits.
+// A denial needs its reason: the model reads it.
 func decision(name string, op func(h *agent.Handle, ctx context.Context, callID, decider, text string) (signals.Decided, error)) command {
-	return func(ctx context.Context, e env, args []string) error {
+	return func(_ Starter, args []string) (action, error) {
 		fs := flag.NewFlagSet(name, flag.ContinueOnError)
 		reason := fs.String("reason", "", "")
 		decider := fs.String("by", defaultDecider(), "")
@@ -22,24 +25,32 @@ func decision(name string, op func(h *agent.Handle, ctx context.Context, callID,
 		}
 		pos, err := parse(fs, args, want...)
 		if err != nil {
-			return err
-		}
-		h, err := e.agents.Attach(ctx, pos[0])
-		if err != nil {
-			return err
+			return nil, err
 		}
 		text := *reason
-		if name == "answer" {
+		switch {
+		case name == "answer":
 			text = pos[2]
+		case name == "deny" && strings.TrimSpace(text) == "":
+			return nil, fmt.Errorf("%w: deny needs --reason R: the model reads why its call was refused", ErrUsage)
 		}
-		d, err := op(h, ctx, pos[1], *decider, text)
-		if err != nil {
-			return err
-		}
-		e.printf("%s %s (log position %d)\n", pos[1], map[string]string{"approve": "approved", "deny": "denied", "answer": "answered"}[name], d.Seq)
-		return nil
+		return func(ctx context.Context, e env) error {
+			h, err := e.agents.Attach(ctx, pos[0])
+			if err != nil {
+				return err
+			}
+			d, err := op(h, ctx, pos[1], *decider, text)
+			if err != nil {
+				return err
+			}
+			e.printf("%s %s (log position %d)\n", pos[1], decided[name], d.Seq)
+			return nil
+		}, nil
 	}
 }
+
+// decided is what each decision command did, as its line says.
+var decided = map[string]string{"approve": "approved", "deny": "denied", "answer": "answered"}
 
 // defaultDecider names the person at the terminal.
 func defaultDecider() string {
@@ -50,18 +61,14 @@ func defaultDecider() string {
 }
 
 // tree prints an agent and every agent under it.
-func tree(ctx context.Context, e env, args []string) error {
-	pos, err := parse(flag.NewFlagSet("tree", flag.ContinueOnError), args, "ID")
-	if err != nil {
-		return err
-	}
-	root, err := e.agents.Tree(ctx, pos[0])
+var tree = idCommand("tree", func(ctx context.Context, e env, id string) error {
+	root, err := e.agents.Tree(ctx, id)
 	if root == nil {
 		return err
 	}
 	printNode(e, root, "")
 	return err
-}
+})
 
 func printNode(e env, n *agent.Node, indent string) {
 	line := indent + n.ID + "  " + n.Status
@@ -87,7 +94,7 @@ func printNode(e env, n *agent.Node, indent string) {
 }
 
 // spawn asks an agent to start a detached child.
-func spawn(ctx context.Context, e env, args []string) error {
+func spawn(_ Starter, args []string) (action, error) {
 	fs := flag.NewFlagSet("spawn", flag.ContinueOnError)
 	var a signals.SpawnArgs
 	fs.StringVar(&a.SystemPrompt, "system", "", "")
@@ -97,18 +104,20 @@ func spawn(ctx context.Context, e env, args []string) error {
 	toolList := fs.String("tools", "", "")
 	pos, err := parse(fs, args, "ID", "TASK")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	a.Task = pos[1]
 	a.Tools = signals.ToolList(*toolList)
-	h, err := e.agents.Attach(ctx, pos[0])
-	if err != nil {
-		return err
-	}
-	id, err := h.Spawn(ctx, a)
-	if err != nil {
-		return err
-	}
-	e.printf("%s\n", id)
-	return nil
+	return func(ctx context.Context, e env) error {
+		h, err := e.agents.Attach(ctx, pos[0])
+		if err != nil {
+			return err
+		}
+		id, err := h.Spawn(ctx, a)
+		if err != nil {
+			return err
+		}
+		e.printf("%s\n", id)
+		return nil
+	}, nil
 }

@@ -26,7 +26,10 @@ type Dialer func(ctx context.Context, opts client.Options) (client.Client, error
 // Starter runs one starter command.
 type Starter struct {
 	Out, Err io.Writer
-	Dial     Dialer
+	// In is standard input, read by --stdin and a MESSAGE of -; nil has
+	// none.
+	In   io.Reader
+	Dial Dialer
 	// Env looks up the codec key variables (os.Getenv in the main); nil
 	// configures no keys.
 	Env func(string) string
@@ -35,9 +38,12 @@ type Starter struct {
 // Usage is printed for `starter help` and a command line without a command.
 const Usage = `usage: starter [connection flags] COMMAND [flags] ARGS
 
-commands:
+commands (COMMAND -h prints one command's usage):
   start [--id ID] [--provider P] [--model M] [--system TEXT] [--tools a,b] [--approve a,b] [--wait|--stream] MESSAGE
-                                   (--tools default current_time,calculate; read_file and
+                                   (--id: letters, digits, '.', '_', '-' and ':'; an ID is never reused;
+                                    without --wait or --stream it waits up to 10 s for the agent's
+                                    first step and fails if the agent ended in it;
+                                    --tools default current_time,calculate; read_file and
                                     list_files need a worker started with --workspace DIR;
                                     mcp:SERVER gives every tool of a server in the worker's
                                     --mcp-config, mcp:SERVER/TOOL one of them;
@@ -50,15 +56,20 @@ commands:
                                     a message ID the agent already accepted is not delivered twice;
                                     --stream prints the model's tokens live until the agent is idle;
                                     --at RFC3339 or --in DURATION delivers it then, by a durable timer)
-  cancel ID [--cause C] [--keep-inbox]
+  MESSAGE of start, followup, steer and inject: the rest of the command line, or
+                           --file PATH, or standard input (--stdin, or MESSAGE -); at most 256 KiB
+  cancel ID [--cause C] [--keep-inbox]   cancel the open turn (says so when the agent was idle);
+                           pending messages are discarded unless --keep-inbox
   status ID [--json]       idle/running, turn, step, both inbox lists, what it waits for, children,
                            the calls being retried (activity, attempt, last failure, next attempt)
   wait ID                  wait until the agent is idle
   log ID [--json]          print the session transcript (or the raw log)
-  compact ID               compact the agent's context while it is idle
+  compact ID               compact the agent's context while it is idle; prints its size before → after
   dispose ID [--cause C]   end the agent
-  ls [--status idle|running] [--model PROVIDER/MODEL] [--parent ID] [--turn N] [--waiting KIND]
-     [--limit N] [--all]   list agents, newest first (--all: closed ones too)
+  ls [--status idle|running] [--model PROVIDER/MODEL] [--parent ID|-] [--turn N]
+     [--waiting approval|answer|wait] [--limit N] [--all]
+                           list agents, newest first (--all: closed ones too; --parent -: agents
+                           without a parent; past --limit the server keeps open ones first)
   tree ID                  the agent and every agent under it: status, turn, model, usage
   spawn [--system T] [--profile P] [--model M] [--tools a,b] [--budget SHARE] ID TASK
                            start a detached child of agent ID; its answers reach ID's inbox
@@ -110,11 +121,15 @@ func (s Starter) Run(ctx context.Context, args []string) int {
 // exit prints what err means for the user and returns the exit code.
 func (s Starter) exit(err error, verbose bool) int {
 	var fixable *startup.Error
+	var help *helpError
 	switch {
 	case err == nil:
 		return 0
 	case errors.Is(err, errHelp):
 		fmt.Fprint(s.Out, Usage)
+		return 0
+	case errors.As(err, &help):
+		fmt.Fprint(s.Out, commandUsage(help.command))
 		return 0
 	case errors.Is(err, errNoCommand):
 		fmt.Fprint(s.Err, Usage)
@@ -133,6 +148,10 @@ func (s Starter) run(ctx context.Context, g global) error {
 	if !ok {
 		return fmt.Errorf("%w: unknown command %q", ErrUsage, g.command)
 	}
+	act, err := cmd(s, g.args)
+	if err != nil {
+		return err
+	}
 	streams, err := agent.NewStreamClient(agent.StreamClientOptions{CAFile: g.streamCA})
 	if err != nil {
 		return &startup.Error{Problem: "cannot use --stream-ca " + g.streamCA + " (" + err.Error() + ")",
@@ -148,8 +167,7 @@ func (s Starter) run(ctx context.Context, g global) error {
 		opts = append(opts, agent.WithoutSearchAttributes())
 	}
 	agents := agent.New(c, g.taskQueue, opts...)
-	return cmd(ctx, env{s: s, agents: agents, conn: conn{c: c, dc: dc, namespace: ns, taskQueue: g.taskQueue, streams: streams, noAttrs: g.noAttrs}},
-		g.args)
+	return act(ctx, env{s: s, agents: agents, conn: conn{c: c, dc: dc, namespace: ns, taskQueue: g.taskQueue, streams: streams, noAttrs: g.noAttrs}})
 }
 
 // connect dials Temporal with the data converter the worker uses: local
@@ -239,12 +257,21 @@ func (e env) json(v any) error {
 // MESSAGE joins all remaining words; flag parsing stops where it starts, so a
 // message may contain anything.
 func parse(fs *flag.FlagSet, args []string, names ...string) ([]string, error) {
-	fs.SetOutput(io.Discard)
+	pos, err := parseUpTo(fs, args, names)
+	if err == nil && len(pos) != len(names) {
+		err = needs(fs, names)
+	}
+	return pos, err
+}
+
+// parseUpTo is parse that returns fewer than len(names) arguments when
+// fewer are given.
+func parseUpTo(fs *flag.FlagSet, args []string, names []string) ([]string, error) {
 	message := names[len(names)-1] == "MESSAGE"
 	var pos []string
 	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, fmt.Errorf("%w: %s: %v", ErrUsage, fs.Name(), err)
+		if err := parseFlags(fs, args); err != nil {
+			return nil, err
 		}
 		args = fs.Args()
 		if len(args) == 0 || (message && len(pos) == len(names)-1) {
@@ -255,8 +282,27 @@ func parse(fs *flag.FlagSet, args []string, names ...string) ([]string, error) {
 	if message && len(args) > 0 {
 		pos = append(pos, strings.Join(args, " "))
 	}
-	if len(pos) != len(names) {
-		return nil, fmt.Errorf("%w: %s needs %s", ErrUsage, fs.Name(), strings.Join(names, " "))
+	if len(pos) > len(names) {
+		return nil, fmt.Errorf("%w: %s takes %s, not also %q", ErrUsage, fs.Name(), strings.Join(names, " "), pos[len(names):])
 	}
 	return pos, nil
+}
+
+// parseFlags parses one run of fs's flags: -h or --help asks for the
+// command's usage; any other error is a usage error.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return &helpError{command: fs.Name()}
+	case err != nil:
+		return fmt.Errorf("%w: %s: %v", ErrUsage, fs.Name(), err)
+	}
+	return nil
+}
+
+// needs is the usage error of a command given too few arguments.
+func needs(fs *flag.FlagSet, names []string) error {
+	return fmt.Errorf("%w: %s needs %s", ErrUsage, fs.Name(), strings.Join(names, " "))
 }
