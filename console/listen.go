@@ -7,20 +7,12 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/tetherdev/tether/internal/httpserve"
 )
 
 // Loopback reports whether addr (host:port) names only this machine.
-func Loopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
+func Loopback(addr string) bool { return httpserve.Loopback(addr) }
 
 // CheckAddr refuses to serve beyond loopback without an operator token:
 // every conversation would be readable by anyone who reaches the port.

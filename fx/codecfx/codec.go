@@ -1,21 +1,34 @@
 // Package codecfx serves the worker's payload codec to the Temporal Web UI
 // and CLI (the remote codec protocol) on --codec-addr, so operators read
 // decrypted payloads. It is included only when an address is configured,
-// which requires keys. The codec server never encodes or decodes for a
-// browser origin other than the configured ones, nor without the configured
-// bearer token.
+// which requires keys.
+//
+// The codec server never answers without its bearer token: without
+// TETHER_CODEC_AUTH_TOKEN it draws one (under --dev written to the data
+// directory, mode 0600, for the CLI), and beyond loopback it refuses to
+// start without one. The embedded Web UI, which cannot send a bearer
+// header, is pointed at a secret path that serves only its origin. Requests
+// naming a foreign Host or coming from a foreign page are refused.
 package codecfx
 
 import (
+	"crypto/rand"
+	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
 
 	"go.uber.org/fx"
 
 	"github.com/tetherdev/tether/codec"
 	"github.com/tetherdev/tether/fx/configfx"
 	"github.com/tetherdev/tether/internal/httpserve"
+	"github.com/tetherdev/tether/internal/startup"
 )
+
+// TokenFile is the file in the --dev data directory holding a drawn token.
+const TokenFile = "codec-auth-token"
 
 // Module serves the codec server while the app runs.
 var Module = fx.Module("codec",
@@ -31,9 +44,14 @@ type Params struct {
 	Logger    *slog.Logger
 }
 
-// Endpoint is the codec server's base URL, which the embedded Web UI is
-// pointed at.
-type Endpoint struct{ URL string }
+// Endpoint is where the codec server serves.
+type Endpoint struct {
+	// URL is what the embedded Web UI is pointed at: under --dev with the
+	// UI, the base URL and the UI's secret path, so it is never logged.
+	URL string
+	// Base is the server's base URL; clients send the bearer token there.
+	Base string
+}
 
 // New binds the address at construction, so the embedded UI can be
 // configured with the URL before it starts, and serves from start to stop.
@@ -43,7 +61,15 @@ func New(p Params) (Endpoint, error) {
 	if err != nil {
 		return Endpoint{}, err
 	}
-	h, err := codec.NewHandler(c, codec.ServerOptions{Origins: cfg.Origins, Token: cfg.Token})
+	token, drawn, err := bearerToken(cfg)
+	if err != nil {
+		return Endpoint{}, err
+	}
+	opts := codec.ServerOptions{Origins: cfg.Origins, Token: token}
+	if p.Config.Dev && p.Config.UIPort != 0 {
+		opts.UIPath = "/ui-" + rand.Text()
+	}
+	h, err := codec.NewHandler(c, opts)
 	if err != nil {
 		return Endpoint{}, err
 	}
@@ -51,14 +77,59 @@ func New(p Params) (Endpoint, error) {
 	if err != nil {
 		return Endpoint{}, err
 	}
-	url := "http://" + ln.Addr().String()
-	httpserve.Run(p.Lifecycle, p.Logger, httpserve.Endpoint{
+	base := "http://" + ln.Addr().String()
+	tokenFile := ""
+	if drawn && p.Config.Dev {
+		if tokenFile, err = writeToken(p.Config, token); err != nil {
+			ln.Close()
+			return Endpoint{}, err
+		}
+	}
+	err = httpserve.Run(p.Lifecycle, p.Logger, httpserve.Endpoint{
 		Name: "Codec server", Listener: ln,
 		Server: &http.Server{Handler: h, ReadHeaderTimeout: httpserve.ReadHeaderTimeout},
+		Guard:  httpserve.Guard{Hosts: cfg.Hosts, Origins: cfg.Origins},
 		Started: func() {
-			p.Logger.Info("Serving the payload codec", "url", url, "origins", cfg.Origins,
-				"active_key", c.ActiveKeyID(), "bearer_token", cfg.Token != "")
+			p.Logger.Info("Serving the payload codec", "url", base, "origins", cfg.Origins,
+				"active_key", c.ActiveKeyID(), "bearer_token_drawn", drawn, "bearer_token_file", tokenFile)
 		},
 	})
-	return Endpoint{URL: url}, nil
+	if err != nil {
+		ln.Close()
+		return Endpoint{}, err
+	}
+	return Endpoint{URL: base + opts.UIPath, Base: base}, nil
+}
+
+// bearerToken is the configured token, or one drawn for a server on
+// loopback; beyond loopback a drawn token would reach no one, and no token
+// would decrypt for anyone, so the worker refuses to start.
+func bearerToken(cfg configfx.CodecConfig) (token string, drawn bool, err error) {
+	if cfg.Token != "" {
+		return cfg.Token, false, nil
+	}
+	if !httpserve.Loopback(cfg.Addr) {
+		return "", false, &startup.Error{
+			Problem: fmt.Sprintf("the codec server on %s would decrypt payloads for anyone who reaches it", cfg.Addr),
+			Fix:     "set " + configfx.EnvCodecAuthToken + " to the bearer token its clients send, or serve it on loopback with --codec-addr 127.0.0.1:PORT",
+		}
+	}
+	return rand.Text(), true, nil
+}
+
+// writeToken leaves a drawn token where the operator's CLI can read it:
+// the data directory, readable by its owner only.
+func writeToken(cfg configfx.Config, token string) (string, error) {
+	dir, err := cfg.DataPath()
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, TokenFile)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("codec server token: %w", err)
+	}
+	if err := os.WriteFile(path, []byte(token+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("codec server token: %w", err)
+	}
+	return path, os.Chmod(path, 0o600) // WriteFile keeps an existing file's mode
 }

@@ -103,3 +103,16 @@ func quoteHost(h string) string {
 	}
 	return fmt.Sprintf("%q", h)
 }
+
+// Loopback reports whether addr (host:port) names only this machine.
+func Loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
