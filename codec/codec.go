@@ -10,11 +10,22 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// Payload metadata of an encrypted payload.
+// Payload metadata of an encrypted payload. The metadata is not encrypted
+// (the server needs none of it), but all of it is authenticated: GCM's
+// associated data holds the key ID and, in a bound payload, the binding.
 const (
 	MetadataEncoding  = converter.MetadataEncoding // "encoding"
 	EncodingEncrypted = "binary/encrypted"
 	MetadataKeyID     = "encryption-key-id"
+	// MetadataVersion is absent in a payload written before binding
+	// (version 1, authenticated with its key ID only) and VersionBound in
+	// one bound to its workflow.
+	MetadataVersion = "encryption-version"
+	VersionBound    = "2"
+	// MetadataNamespace and MetadataWorkflowID name the workflow a bound
+	// payload belongs to.
+	MetadataNamespace  = "encryption-namespace"
+	MetadataWorkflowID = "encryption-workflow-id"
 )
 
 // Codec is an AES-256-GCM converter.PayloadCodec. It is safe for
@@ -61,8 +72,21 @@ func Encrypted(p *commonpb.Payload) bool {
 }
 
 // Encode encrypts each payload under the active key; already encrypted
-// payloads are returned as they are.
+// payloads are returned as they are. Payloads are bound to no workflow: a
+// codec the SDK gives a workflow's context (WithSerializationContext) binds
+// them.
 func (c *Codec) Encode(payloads []*commonpb.Payload) ([]*commonpb.Payload, error) {
+	return c.encode(payloads, nil)
+}
+
+// Decode decrypts each encrypted payload with the key it names, whatever
+// workflow it is bound to (the codec server's and a history reader's
+// view); payloads without the encrypted marker are returned as they are.
+func (c *Codec) Decode(payloads []*commonpb.Payload) ([]*commonpb.Payload, error) {
+	return c.decode(payloads, nil)
+}
+
+func (c *Codec) encode(payloads []*commonpb.Payload, b *binding) ([]*commonpb.Payload, error) {
 	out := make([]*commonpb.Payload, len(payloads))
 	for i, p := range payloads {
 		if Encrypted(p) {
@@ -73,27 +97,24 @@ func (c *Codec) Encode(payloads []*commonpb.Payload) ([]*commonpb.Payload, error
 		if err != nil {
 			return nil, fmt.Errorf("encrypt payload: %w", err)
 		}
-		out[i] = &commonpb.Payload{
-			Metadata: map[string][]byte{
-				MetadataEncoding: []byte(EncodingEncrypted),
-				MetadataKeyID:    []byte(c.active),
-			},
-			Data: c.aeads[c.active].Seal(nil, nil, plain, []byte(c.active)),
+		md := map[string][]byte{
+			MetadataEncoding: []byte(EncodingEncrypted),
+			MetadataKeyID:    []byte(c.active),
 		}
+		b.mark(md)
+		out[i] = &commonpb.Payload{Metadata: md, Data: c.aeads[c.active].Seal(nil, nil, plain, b.associatedData(c.active))}
 	}
 	return out, nil
 }
 
-// Decode decrypts each encrypted payload with the key it names; payloads
-// without the encrypted marker are returned as they are.
-func (c *Codec) Decode(payloads []*commonpb.Payload) ([]*commonpb.Payload, error) {
+func (c *Codec) decode(payloads []*commonpb.Payload, want *binding) ([]*commonpb.Payload, error) {
 	out := make([]*commonpb.Payload, len(payloads))
 	for i, p := range payloads {
 		if !Encrypted(p) {
 			out[i] = p
 			continue
 		}
-		dec, err := c.decrypt(p)
+		dec, err := c.decrypt(p, want)
 		if err != nil {
 			return nil, err
 		}
@@ -102,13 +123,22 @@ func (c *Codec) Decode(payloads []*commonpb.Payload) ([]*commonpb.Payload, error
 	return out, nil
 }
 
-func (c *Codec) decrypt(p *commonpb.Payload) (*commonpb.Payload, error) {
+// decrypt opens p; with want set, only if p is bound to that workflow or
+// to none.
+func (c *Codec) decrypt(p *commonpb.Payload, want *binding) (*commonpb.Payload, error) {
 	id := string(p.GetMetadata()[MetadataKeyID])
 	aead, ok := c.aeads[id]
 	if !ok {
 		return nil, &UnknownKeyError{KeyID: id, Known: c.ids}
 	}
-	plain, err := aead.Open(nil, nil, p.GetData(), []byte(id))
+	b, err := bindingOf(p)
+	if err != nil {
+		return nil, &DecryptError{KeyID: id, Err: err}
+	}
+	if want != nil && b != nil && *b != *want {
+		return nil, &BindingError{Namespace: b.namespace, WorkflowID: b.workflowID, WantNamespace: want.namespace, WantWorkflowID: want.workflowID}
+	}
+	plain, err := aead.Open(nil, nil, p.GetData(), b.associatedData(id))
 	if err != nil {
 		return nil, &DecryptError{KeyID: id, Err: err}
 	}

@@ -14,6 +14,16 @@
 //     "encryption-key-id" naming its key; its data is a fresh random 96-bit
 //     nonce, the ciphertext of the whole original payload (metadata and
 //     data) and the GCM tag, authenticated together with the key ID;
+//   - a payload encoded in a workflow's serialization context (everything
+//     the SDK encodes for a workflow, its activities, children and the
+//     workflows it signals) is bound to that namespace and workflow ID:
+//     "encryption-version" "2", "encryption-namespace" and
+//     "encryption-workflow-id" name them, and the GCM tag authenticates
+//     them too. In another workflow's context it fails with *BindingError
+//     and is never decrypted; without a context (the codec server, history
+//     readers) it decrypts. A payload without "encryption-version" was
+//     written before binding (or without a context) and decrypts
+//     everywhere, so old histories replay;
 //   - Encode leaves an encrypted payload as it is (never encrypts twice);
 //     Decode leaves a payload without the encrypted marker as it is, so
 //     histories written before encryption was enabled still decode;

@@ -44,3 +44,16 @@ func (e *DecryptError) Error() string {
 }
 
 func (e *DecryptError) Unwrap() error { return e.Err }
+
+// BindingError is returned by a codec in one workflow's context for a
+// payload bound to another workflow: ciphertext copied from one agent's
+// history into a message to another. The payload is not decrypted.
+type BindingError struct {
+	Namespace, WorkflowID         string // the payload's binding
+	WantNamespace, WantWorkflowID string // the context's
+}
+
+func (e *BindingError) Error() string {
+	return fmt.Sprintf("encrypted payload belongs to workflow %q in namespace %q, not to %q in %q",
+		e.WorkflowID, e.Namespace, e.WantWorkflowID, e.WantNamespace)
+}
