@@ -2,53 +2,117 @@ package devserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"net"
 	"net/http"
-	"strings"
 	"time"
 
-	uiserver "github.com/temporalio/ui-server/v2/server"
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+	"github.com/temporalio/ui-server/v2/server/api"
+	"github.com/temporalio/ui-server/v2/server/auth"
 	uiconfig "github.com/temporalio/ui-server/v2/server/config"
-	uiserveroptions "github.com/temporalio/ui-server/v2/server/server_options"
+	"github.com/temporalio/ui-server/v2/server/cors"
+	"github.com/temporalio/ui-server/v2/server/csrf"
+	"github.com/temporalio/ui-server/v2/server/headers"
+	"github.com/temporalio/ui-server/v2/server/route"
+	"github.com/temporalio/ui-server/v2/ui"
+
+	"github.com/tetherdev/tether/internal/httpserve"
 )
 
-// webUI is the Temporal Web UI serving from this process.
+// webUI is the Temporal Web UI serving from this process: the UI server's
+// handler, assembled as its NewServer does, behind the Host and Origin
+// guard every Tether endpoint has (the UI hands its CSRF cookie to any
+// page that asks, so a DNS-rebound page must not reach it).
 type webUI struct {
-	srv  *uiserver.Server
+	srv  *http.Server
+	cfg  *uiconfig.ConfigProviderWithRefresh
 	addr string     // http://ip:port
-	done chan error // receives Start's result once it returns
+	done chan error // receives Serve's result once it returns
 }
 
 // startUI serves the UI for namespace on ip:port, proxying to frontend and
 // decoding payloads with the codec server at codecEndpoint when set, and
-// returns once it answers /healthz. The port must have been checked free:
-// the UI server exits the process when it cannot bind.
+// returns once it answers /healthz.
 func startUI(ctx context.Context, ip string, port int, frontend, namespace, codecEndpoint string) (*webUI, error) {
-	host := ip
-	if strings.Contains(ip, ":") {
-		host = "[" + ip + "]" // the UI formats "%s:%d"
+	cfg, err := uiconfig.NewConfigProviderWithRefresh(&uiconfig.Config{
+		Host:                ip,
+		Port:                port,
+		TemporalGRPCAddress: frontend,
+		EnableUI:            true,
+		DefaultNamespace:    namespace,
+		HideLogs:            true,
+		DisableNewsFetch:    true,
+		CORS:                uiconfig.CORS{CookieInsecure: true}, // plain http on loopback
+		Codec:               uiconfig.Codec{Endpoint: codecEndpoint},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("web UI config: %w", err)
 	}
-	u := &webUI{
-		srv: uiserver.NewServer(uiserveroptions.WithConfigProvider(&uiconfig.Config{
-			Host:                host,
-			Port:                port,
-			TemporalGRPCAddress: frontend,
-			EnableUI:            true,
-			DefaultNamespace:    namespace,
-			HideLogs:            true,
-			DisableNewsFetch:    true,
-			CORS:                uiconfig.CORS{CookieInsecure: true}, // plain http on loopback
-			Codec:               uiconfig.Codec{Endpoint: codecEndpoint},
-		})),
-		addr: "http://" + hostPort(ip, port),
-		done: make(chan error, 1),
-	}
-	go func() { u.done <- u.srv.Start() }() // Start blocks until Stop
-	if err := u.waitHealthy(ctx); err != nil {
-		u.srv.Stop()
+	h, err := uiHandler(cfg)
+	if err != nil {
+		cfg.Close()
 		return nil, err
 	}
+	if h, err = (httpserve.Guard{}).Handler(h); err != nil {
+		cfg.Close()
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", hostPort(ip, port))
+	if err != nil {
+		cfg.Close()
+		return nil, fmt.Errorf("web UI: %w", err)
+	}
+	u := &webUI{cfg: cfg, addr: "http://" + ln.Addr().String(), done: make(chan error, 1),
+		srv: &http.Server{Handler: h, ReadHeaderTimeout: httpserve.ReadHeaderTimeout}}
+	go func() { u.done <- u.srv.Serve(ln) }()
+	if err := u.waitHealthy(ctx); err != nil {
+		return nil, errors.Join(err, u.stop())
+	}
 	return u, nil
+}
+
+// uiHandler is the UI server's echo instance as its NewServer builds it,
+// which serves only on a listener of its own making.
+func uiHandler(cfg *uiconfig.ConfigProviderWithRefresh) (http.Handler, error) {
+	c, err := cfg.GetConfig()
+	if err != nil {
+		return nil, err
+	}
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.Use(middleware.Recover(), middleware.Gzip())
+	e.Use(cors.CORSMiddleware(cors.CORSConfig{
+		AllowHeaders: []string{echo.HeaderOrigin, echo.HeaderContentType, echo.HeaderAccept,
+			echo.HeaderXCSRFToken, echo.HeaderAuthorization, auth.AuthorizationExtrasHeader, "Caller-Type"},
+		AllowCredentials: true,
+		ConfigProvider:   cfg,
+	}))
+	e.Use(middleware.Secure())
+	secure := !c.CORS.CookieInsecure
+	e.Use(csrf.EnsureTokenCookie(secure))
+	e.Use(middleware.CSRFWithConfig(csrf.MiddlewareConfig(cfg, secure)))
+	route.SetHealthRoute(e)
+	forward := []api.Middleware{headers.WithForwardHeaders([]string{auth.AuthorizationExtrasHeader, "Caller-Type"})}
+	if err := route.SetAPIRoutes(e, cfg, forward); err != nil {
+		return nil, fmt.Errorf("web UI: %w", err)
+	}
+	route.SetAuthRoutes(e, cfg)
+	assets, err := ui.Assets()
+	if err != nil {
+		return nil, fmt.Errorf("web UI assets: %w", err)
+	}
+	if assets, err = fs.Sub(assets, "local"); err != nil {
+		return nil, fmt.Errorf("web UI assets: %w", err)
+	}
+	if err := route.SetUIRoutes(e, c.PublicPath, assets, cfg); err != nil {
+		return nil, fmt.Errorf("web UI: %w", err)
+	}
+	route.SetRenderRoute(e, "/")
+	return e, nil
 }
 
 func (u *webUI) waitHealthy(ctx context.Context) error {
@@ -70,6 +134,7 @@ func (u *webUI) waitHealthy(ctx context.Context) error {
 		last = err
 		select {
 		case err := <-u.done:
+			u.done <- err // for stop
 			return fmt.Errorf("web UI on %s exited: %v", u.addr, err)
 		case <-ctx.Done():
 			return fmt.Errorf("web UI on %s not healthy: %w (last: %v)", u.addr, ctx.Err(), last)
@@ -78,12 +143,15 @@ func (u *webUI) waitHealthy(ctx context.Context) error {
 	}
 }
 
-// stop closes the UI's listener and returns the error Start returned.
+// stop closes the UI's listener and connections.
 func (u *webUI) stop() error {
-	u.srv.Stop()
+	defer u.cfg.Close()
+	if err := u.srv.Close(); err != nil {
+		return fmt.Errorf("web UI: %w", err)
+	}
 	select {
 	case err := <-u.done:
-		if err != nil {
+		if err != nil && !errors.Is(err, http.ErrServerClosed) {
 			return fmt.Errorf("web UI: %w", err)
 		}
 		return nil

@@ -54,3 +54,29 @@ func TestUIDecodesPayloadsWithTheConfiguredCodecServer(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(body), &settings))
 	require.Equal(t, "http://127.0.0.1:8234", settings.Codec.Endpoint)
 }
+
+func TestTheUIRefusesAForeignHostSoARebindingPageGetsNoCSRFCookie(t *testing.T) {
+	s := startServer(t, Options{UIPort: -1, CodecEndpoint: "http://127.0.0.1:8234/ui-secret-secret-secret"})
+	for _, path := range []string{"/", "/api/v1/settings", "/api/v1/namespaces/default/workflows"} {
+		req, err := http.NewRequest(http.MethodGet, s.UIAddress()+path, nil)
+		require.NoError(t, err)
+		req.Host = "rebound.evil.example:8233"
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.Equal(t, http.StatusMisdirectedRequest, resp.StatusCode, path)
+		require.Empty(t, resp.Cookies(), path)
+		require.NotContains(t, string(body), "ui-secret", path)
+	}
+	req, err := http.NewRequest(http.MethodPost, s.UIAddress()+"/api/v1/namespaces/default/workflows/x/signal/y", strings.NewReader("{}"))
+	require.NoError(t, err)
+	req.Header.Set("Origin", "https://evil.example")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusForbidden, resp.StatusCode, "a foreign page's write")
+
+	resp, body := get(t, "http://localhost:"+s.UIAddress()[len("http://127.0.0.1:"):]+"/api/v1/settings")
+	require.Equal(t, http.StatusOK, resp.StatusCode, "the loopback name serves: %s", body)
+}
