@@ -21,9 +21,14 @@
 // Access: each stream has a capability token of 256 random bits, minted by
 // Open and known only to the activity's heartbeat details, so only those
 // who may read the workflow may follow its model calls. Each feed has its
-// own, minted when the feed is made (again after it lingered out), known
-// only to the answers of the agent's feed query: queries are read access
-// and are never recorded, so a feed token never enters history. The hub serves a
+// own tokens, known only to the answers of the agent's feed query: queries
+// are read access and are never recorded, so a feed token never enters
+// history. A feed token expires FeedTokenTTL (10 minutes) after it was
+// minted, and so does every subscription it opened; the feed query mints a
+// new one once the newest is past half its life. So a reader who once held
+// a token (a log, a leaked locator) stops receiving the agent's later
+// turns within the TTL unless it may still query the agent, and a client
+// that may (agent.Tokens) reconnects with the new token. The hub serves a
 // stream only to a request bearing its token, compared in constant time,
 // and answers an unknown stream and a wrong token alike (404, at once).
 // Subscriptions are bounded for the whole hub and for each stream.

@@ -34,6 +34,14 @@ type agentFeed struct {
 	open   int       // calls streaming now
 	idleAt time.Time // when it last had no open call and no subscriber
 	starts []callStart
+	tokens []feedToken // unexpired, newest last; guarded by the hub's mu
+}
+
+// feedToken is a token of a feed and when it stops opening subscriptions
+// (and ends those it opened).
+type feedToken struct {
+	token   string
+	expires time.Time
 }
 
 // callStart is where a call of the feed starts, for subscribers naming a
@@ -51,7 +59,35 @@ func (h *Hub) Feed(agent string) (path, token string) {
 	if h.closed {
 		return FeedPath(agent), newToken() // reads nothing
 	}
-	return FeedPath(agent), h.feedLocked(agent).s.token
+	return FeedPath(agent), h.feedLocked(agent).tokenLocked(h.opts.Now(), h.opts.FeedTokenTTL)
+}
+
+// tokenLocked drops f's expired tokens and returns its newest, minting one
+// when none is left or the newest is past half its life, so a token handed
+// out always has at least half of ttl to run.
+func (f *agentFeed) tokenLocked(now time.Time, ttl time.Duration) string {
+	n := 0
+	for n < len(f.tokens) && !now.Before(f.tokens[n].expires) {
+		n++
+	}
+	f.tokens = f.tokens[n:]
+	if len(f.tokens) == 0 || f.tokens[len(f.tokens)-1].expires.Sub(now) < ttl/2 {
+		f.tokens = append(f.tokens, feedToken{token: newToken(), expires: now.Add(ttl)})
+	}
+	return f.tokens[len(f.tokens)-1].token
+}
+
+// expiryLocked is when token, if it is one of f's unexpired tokens, stops
+// working. Every token is compared, in constant time.
+func (f *agentFeed) expiryLocked(token string, now time.Time) (time.Time, bool) {
+	var exp time.Time
+	ok := false
+	for _, t := range f.tokens {
+		if sameToken(token, t.token) && now.Before(t.expires) {
+			exp, ok = t.expires, true
+		}
+	}
+	return exp, ok
 }
 
 // feedLocked returns agent's feed, made idle if it is new.
@@ -111,10 +147,11 @@ func (h *Hub) idleLocked(f *agentFeed) {
 
 // SubscribeFeed returns agent's feed from Seq from on, or, when turn > 0,
 // from the first call it holds of that turn or a later one (its end when
-// it holds none). The channel closes only when ctx ends, the subscriber
-// lags out of the window or the hub closes. It fails like Subscribe.
+// it holds none). The channel closes only when ctx ends, the token
+// expires, the subscriber lags out of the window or the hub closes. It
+// fails like Subscribe, and with ErrNoStream for an expired token.
 func (h *Hub) SubscribeFeed(ctx context.Context, agent, token string, from int64, turn int) (<-chan Event, error) {
-	f, err := h.attachFeed(agent, token)
+	f, ttl, err := h.attachFeed(agent, token)
 	if err != nil {
 		return nil, err
 	}
@@ -122,36 +159,45 @@ func (h *Hub) SubscribeFeed(ctx context.Context, agent, token string, from int64
 		from = f.from(turn)
 	}
 	out := make(chan Event, subscriberBuffer)
-	go h.feed(ctx, f.s, max(from, 0), out)
+	ctx, cancel := context.WithTimeout(ctx, ttl)
+	go func() {
+		defer cancel()
+		h.feed(ctx, f.s, max(from, 0), out)
+	}()
 	return out, nil
 }
 
 // attachFeed finds agent's feed, checks token and the limits, and counts a
-// subscription on it, as attach does for a call's stream.
-func (h *Hub) attachFeed(agent, token string) (*agentFeed, error) {
+// subscription on it, as attach does for a call's stream. It returns how
+// long the token has left to run.
+func (h *Hub) attachFeed(agent, token string) (*agentFeed, time.Duration, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
-		return nil, ErrHubClosed
+		return nil, 0, ErrHubClosed
 	}
-	h.sweepLocked(h.opts.Now())
+	now := h.opts.Now()
+	h.sweepLocked(now)
 	f := h.feeds[agent]
-	want := unknownStreamToken
+	var exp time.Time
+	ok := false
 	if f != nil {
-		want = f.s.token
+		exp, ok = f.expiryLocked(token, now)
+	} else {
+		sameToken(token, unknownStreamToken) // an unknown agent costs a comparison too
 	}
 	switch {
-	case !sameToken(token, want) || f == nil:
-		return nil, ErrNoStream
+	case !ok:
+		return nil, 0, ErrNoStream
 	case h.active >= h.opts.MaxSubscribers:
-		return nil, ErrHubBusy
+		return nil, 0, ErrHubBusy
 	case f.s.subscribers >= h.opts.MaxSubscribersPerStream:
-		return nil, ErrStreamBusy
+		return nil, 0, ErrStreamBusy
 	}
 	h.active++
 	f.s.subscribers++
 	h.subs.Add(1)
-	return f, nil
+	return f, exp.Sub(now), nil
 }
 
 // from is the Seq where f's first call of turn or later starts, or f's end.

@@ -16,6 +16,7 @@ const (
 	DefaultPingEvery               = 15 * time.Second
 	DefaultMaxSubscribers          = 256
 	DefaultMaxSubscribersPerStream = 16
+	DefaultFeedTokenTTL            = 10 * time.Minute
 )
 
 // subscriberBuffer is the capacity of a subscription's channel. It only
@@ -53,7 +54,13 @@ type HubOptions struct {
 	// MaxSubscribersPerStream bounds the subscriptions of one stream, so one
 	// token holder cannot take the whole hub.
 	MaxSubscribersPerStream int
-	// Now is the clock Linger is measured with.
+	// FeedTokenTTL is how long a feed token Feed hands out opens a
+	// subscription, and how long a subscription it opened lasts: a reader
+	// who once held it follows the agent no longer than that, then must
+	// ask the agent again (the feed query, which needs read access). Feed
+	// mints a new token once the newest is past half its life.
+	FeedTokenTTL time.Duration
+	// Now is the clock Linger and FeedTokenTTL are measured with.
 	Now func() time.Time
 }
 
@@ -72,6 +79,9 @@ func (o HubOptions) withDefaults() HubOptions {
 	}
 	if o.MaxSubscribersPerStream <= 0 {
 		o.MaxSubscribersPerStream = DefaultMaxSubscribersPerStream
+	}
+	if o.FeedTokenTTL <= 0 {
+		o.FeedTokenTTL = DefaultFeedTokenTTL
 	}
 	if o.Now == nil {
 		o.Now = time.Now
