@@ -86,7 +86,9 @@ func TestRawSignalsWithHugeCausesAndUnknownModelsLeaveTheAgentWorking(t *testing
 	for _, env := range log {
 		require.Less(t, len(env.Data), 4*signals.MaxCauseBytes, "seq %d %s holds %d bytes", env.Seq, env.Type, len(env.Data))
 	}
-	require.Empty(t, ofType[eventlog.ModelSelected](evs), "a provider the worker lacks is refused, not recorded")
+	for _, ms := range ofType[eventlog.ModelSelected](evs) {
+		require.True(t, ms.Resolved || ms.Refused != "", "a provider the worker lacks is refused, not selected: %+v", ms)
+	}
 	answers := ofType[eventlog.AssistantMessage](evs)
 	require.Equal(t, "still here", answers[len(answers)-1].Text, "the next turn runs on the provider it had")
 	require.NoError(t, e.c.SignalWorkflow(ctx, h.ID, "", signals.DisposeSignal.Name, signals.Dispose{Cause: huge}))

@@ -10,8 +10,16 @@ type Selection struct {
 // ModelSelected records a model switch a client or hook asked for. It
 // applies to every step proposed after it; a step already proposed keeps
 // the selection it was given, so a switch never tears one request.
+//
+// Refused, when set, says why the switch was not made (a raw select-model
+// signal naming a provider the worker does not offer): the event records
+// the attempt and changes nothing. Resolved marks no one's switch but the
+// worker's defaults made explicit: the provider and model the first call
+// of an agent that named none ran on. Runs recorded before write neither.
 type ModelSelected struct {
 	Selection
+	Refused  string `json:"refused,omitempty"`
+	Resolved bool   `json:"resolved,omitempty"`
 }
 
 // TurnCanceling records that the open turn was asked to cancel, with the

@@ -135,7 +135,7 @@ func TestInboxDueOnlyForFollowupsAndSteering(t *testing.T) {
 func TestStateFoldsTheControlEvents(t *testing.T) {
 	s := NewState(0)
 	for _, e := range []Event{
-		ModelSelected{Selection{Provider: "p", Model: "m"}},
+		ModelSelected{Selection: Selection{Provider: "p", Model: "m"}},
 		MaintenanceQueued{Task: "compact"},
 		MaintenanceDone{Task: "compact", Before: 9, After: 3},
 		TurnStart{Turn: 1},

@@ -42,7 +42,7 @@ var samples = map[Type]Event{
 	TypeStatus:            StatusChanged{Status: StatusRunning},
 	TypeContextPruned:     ContextPruned{CallIDs: []string{"c1", "c2"}},
 	TypeContextCompacted:  ContextCompacted{Text: "The user asked for X; we found Y.", Keep: 4},
-	TypeModelSelected:     ModelSelected{Selection{Provider: "anthropic", Model: "claude-sonnet-4-5", Effort: "high"}},
+	TypeModelSelected:     ModelSelected{Selection: Selection{Provider: "anthropic", Model: "claude-sonnet-4-5", Effort: "high"}},
 	TypeTurnCanceling:     TurnCanceling{Turn: 3, Cause: "operator stop"},
 	TypeAgentDisposing:    AgentDisposing{Cause: "session over"},
 	TypeMaintenanceQueued: MaintenanceQueued{Task: "compact"},

@@ -187,7 +187,9 @@ func (s *State) apply(e Event) error {
 func (s *State) applyControl(e Event) error {
 	switch e := e.(type) {
 	case ModelSelected:
-		s.Selection = e.Selection
+		if e.Refused == "" {
+			s.Selection = e.Selection
+		}
 	case TurnCanceling:
 		if !s.InTurn || e.Turn != s.Turn || s.Canceling != "" {
 			return fmt.Errorf("turn %d is not open or already canceling", e.Turn)

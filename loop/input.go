@@ -47,7 +47,12 @@ type (
 	// Dispose ends the agent once its open turn closed.
 	Dispose struct{ Cause string }
 	// SelectModel switches the model from the next proposed step on.
-	SelectModel struct{ Selection signals.Selection }
+	// Resolved marks the worker's defaults made explicit, not a switch
+	// (eventlog.ModelSelected.Resolved).
+	SelectModel struct {
+		Selection signals.Selection
+		Resolved  bool
+	}
 	// Maintain queues a maintenance task for the next true idle phase.
 	Maintain struct{ Task signals.MaintenanceTask }
 )

@@ -61,13 +61,18 @@ type Config struct {
 	// Providers the worker offers; a model switch to another is refused.
 	// Nil leaves it unchecked.
 	Providers []string
+	// NoteRefusedSelection: a refused model switch is recorded, as a
+	// model/selected event with its reason (eventlog.ModelSelected.Refused),
+	// rather than left out of the log. Runs recorded before leave it unset.
+	NoteRefusedSelection bool
 }
 
 // DefaultMaxSeedBytes keeps a seed far below Temporal's 2 MiB payload limit.
 const DefaultMaxSeedBytes = 512 << 10
 
 // Ready is what one Step did: the events it recorded, the commands now due,
-// and, for a request, why it was refused (it then changed nothing).
+// and, for a request, why it was refused (it then changed nothing; a
+// refused model switch may leave its record, see NoteRefusedSelection).
 type Ready struct {
 	Recorded []eventlog.Envelope
 	Commands []Command
@@ -183,10 +188,13 @@ func (l *Loop) step(now time.Time, in Input) error {
 	case SelectModel:
 		if l.cfg.Rules >= Rules2 {
 			if err := signals.ValidateSelection(in.Selection, l.cfg.Providers); err != nil {
+				if l.cfg.NoteRefusedSelection {
+					l.note(now, "", eventlog.ModelSelected{Selection: in.Selection, Refused: err.Error()})
+				}
 				return err // every turn would fail on it
 			}
 		}
-		l.note(now, "", eventlog.ModelSelected{Selection: in.Selection})
+		l.note(now, "", eventlog.ModelSelected{Selection: in.Selection, Resolved: in.Resolved})
 		return nil
 	case Maintain:
 		return l.maintain(now, in.Task)

@@ -44,7 +44,23 @@ var (
 	// pending, or disposed. Its validator rejects with ErrAlreadyIdle when
 	// there is nothing to wait for, so an idle agent's history is untouched.
 	WaitIdleUpdate = Update[WaitIdle, StatusView]{Name: "wait-idle"}
+	// SelectModelUpdate is SelectModelSignal acknowledged: its validator
+	// refuses, with RejectSelection, a switch the worker cannot run (a
+	// provider it does not offer, a name over MaxNameBytes), which then
+	// never reaches history. It answers the position of the model/selected
+	// event; the switch applies from the next step proposed on.
+	SelectModelUpdate = Update[Selection, SelectionAck]{Name: "select-model"}
 )
+
+// RejectSelection is the rejection type of a model switch the worker
+// cannot run. Clients see it as an error matching ErrInvalidOptions.
+const RejectSelection = "tether.InvalidSelection"
+
+// SelectionAck acknowledges an accepted model switch.
+type SelectionAck struct {
+	Selection Selection `json:"selection"`
+	Seq       int64     `json:"seq"` // position of its model/selected event
+}
 
 // Queries.
 var (

@@ -52,6 +52,9 @@ type run struct {
 	admitted  admission // what validators admitted since the history size they last saw
 	// signalsFirst: updates hand earlier signals to the loop first (runConfig.SignalsFirst).
 	signalsFirstOn bool
+	// modelTruth: the run records refused switches and the resolved
+	// default model (runConfig.ModelTruth).
+	modelTruth bool
 }
 
 // Run is the workflow function: validate the input, register handlers,
@@ -73,11 +76,11 @@ func (a Agent) Run(ctx workflow.Context, in signals.AgentInput) (signals.AgentRe
 		}
 	}
 	r := &run{cfg: cfg, opts: in.Options, in: in, hooks: enabledHooks(cfg, in.Options.Hooks), attrs: currentAttrs(ctx),
-		idleTail: rc.IdleTail, bareTail: rc.BareTail, signalsFirstOn: rc.SignalsFirst}
+		idleTail: rc.IdleTail, bareTail: rc.BareTail, signalsFirstOn: rc.SignalsFirst, modelTruth: rc.ModelTruth}
 	r.observe(ctx)
 	lc := loop.Config{AgentID: info.WorkflowExecution.ID, Options: in.Options, Modes: cfg.ToolModes,
 		Local: cfg.LocalTools, Rules: rc.rules(), MaxSeedBytes: cfg.MaxSeedBytes, StreamHooks: r.hooks.stream,
-		Parent: in.Parent, Profiles: cfg.Profiles, Providers: cfg.Providers}
+		Parent: in.Parent, Profiles: cfg.Profiles, Providers: cfg.Providers, NoteRefusedSelection: rc.ModelTruth}
 	if in.Seed != nil {
 		r.loop = loop.Restore(lc, *in.Seed)
 		r.firstTurn = in.Seed.State.Turn

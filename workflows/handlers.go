@@ -74,6 +74,9 @@ func (r *run) register(ctx workflow.Context) error {
 	if err := r.maintainUpdate(ctx); err != nil {
 		return err
 	}
+	if err := r.selectModelUpdate(ctx); err != nil {
+		return err
+	}
 	return r.queries(ctx)
 }
 

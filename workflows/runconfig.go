@@ -45,6 +45,12 @@ type runConfig struct {
 	// Tools and Providers decide whether options are refused.
 	Tools     []string `json:"tools,omitempty"`
 	Providers []string `json:"providers,omitempty"`
+	// ModelTruth: a refused select-model signal is recorded as refused
+	// (loop.Config.NoteRefusedSelection), and the provider and model the
+	// worker resolved for an agent that named none are recorded the first
+	// time (see resolveModel). Absent in runs recorded before, which did
+	// neither.
+	ModelTruth bool `json:"model_truth,omitempty"`
 }
 
 // recordRunConfig records cfg's run configuration in history and returns
@@ -57,11 +63,12 @@ func recordRunConfig(ctx workflow.Context, cfg Config) (runConfig, error) {
 		NoSearchAttributes: cfg.NoSearchAttributes, ToolModes: cfg.ToolModes, DefaultHooks: cfg.DefaultHooks,
 		LocalTools: cfg.LocalTools, Rules: int(loop.Latest), IdleTail: true, SignalsFirst: true, Profiles: cfg.Profiles,
 		StreamHooks: cfg.StreamHooks, Tools: cfg.Tools, Providers: cfg.Providers, BareTail: cfg.NoSearchAttributes,
+		ModelTruth: true,
 	}
 	if workflow.GetVersion(ctx, runConfigChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		current.LocalTools = nil // runs from before local tools ran every tool as an activity
 		current.Rules, current.IdleTail, current.SignalsFirst, current.Profiles, current.StreamHooks = 0, false, false, nil, nil
-		current.Tools, current.Providers, current.BareTail = nil, nil, false
+		current.Tools, current.Providers, current.BareTail, current.ModelTruth = nil, nil, false, false
 		return current, nil
 	}
 	err := workflow.SideEffect(ctx, func(workflow.Context) any { return current }).Get(&rc)

@@ -37,7 +37,7 @@ func (t *Transcript) item(env eventlog.Envelope, e eventlog.Event) *Block {
 		}
 	default:
 		it.Kind, it.Text, it.Class = KindNote, note(e), noteClass(e)
-		if ms, ok := e.(eventlog.ModelSelected); ok {
+		if ms, ok := e.(eventlog.ModelSelected); ok && ms.Refused == "" {
 			sel := ms.Selection
 			t.Selection = &sel
 		}
@@ -50,7 +50,9 @@ func note(e eventlog.Event) string {
 	case eventlog.ContextPruned:
 		return fmt.Sprintf("%d old tool result(s) pruned from the model's context", len(e.CallIDs))
 	case eventlog.ModelSelected:
-		return "model switched to " + signals.ModelLabel(e.Selection) + effort(e.Effort) + " from the next step"
+		return modelNote(e)
+	case eventlog.MessageScheduled:
+		return ScheduledNote(e)
 	case eventlog.TurnCanceling:
 		return "cancel requested" + suffix(e.Cause)
 	case eventlog.AgentDisposing:
@@ -73,6 +75,10 @@ func noteClass(e eventlog.Event) string {
 	switch e := e.(type) {
 	case eventlog.TurnCanceling, eventlog.AgentDisposing, eventlog.DecisionRequested:
 		return "warn"
+	case eventlog.ModelSelected:
+		if e.Refused != "" {
+			return "warn"
+		}
 	case eventlog.DecisionMade:
 		if !e.Approved {
 			return "warn"
@@ -87,6 +93,30 @@ func noteClass(e eventlog.Event) string {
 		}
 	}
 	return ""
+}
+
+// modelNote says what a model/selected event did: a switch, a refused
+// one, or the worker's defaults made explicit.
+func modelNote(e eventlog.ModelSelected) string {
+	label := signals.ModelLabel(e.Selection) + effort(e.Effort)
+	switch {
+	case e.Refused != "":
+		return "model switch to " + label + " refused: " + e.Refused
+	case e.Resolved:
+		return "runs on " + label + " (the worker's default)"
+	}
+	return "model switched to " + label + " from the next step"
+}
+
+// ScheduledNote says when a scheduled message is due, to which list, and
+// what it says (clipped).
+func ScheduledNote(e eventlog.MessageScheduled) string {
+	wake := ""
+	if !e.Wake {
+		wake = ", without waking"
+	}
+	return fmt.Sprintf("message %s scheduled for %s (%s%s): %s", e.MessageID,
+		e.At.UTC().Format("2006-01-02 15:04:05 UTC"), e.List, wake, Clip(e.Content, 200))
 }
 
 // add appends it to the open step, else to the current block.
