@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"time"
 
 	"go.uber.org/fx"
@@ -77,15 +78,29 @@ func New(p Params) (Result, error) {
 		// Failed handshakes and the like: no token is in them.
 		ErrorLog: slog.NewLogLogger(p.Logger.Handler(), slog.LevelDebug),
 	}
-	httpserve.Run(p.Lifecycle, p.Logger, httpserve.Endpoint{
-		Name: "Live stream server", Server: srv, Listener: ln,
+	err = httpserve.Run(p.Lifecycle, p.Logger, httpserve.Endpoint{
+		Name: "Live stream server", Server: srv, Listener: ln, Guard: httpserve.Guard{Hosts: advertisedHost(base)},
 		Started: func() { p.Logger.Info("Serving live model streams", "url", base, "tls", c.TLS()) },
 		Stop: func(ctx context.Context) error {
 			hub.Close()
 			return srv.Shutdown(ctx)
 		},
 	})
+	if err != nil {
+		ln.Close()
+		return Result{}, err
+	}
 	return Result{Hub: hub, Streams: activities.HubStreams{Hub: hub, BaseURL: base}}, nil
+}
+
+// advertisedHost is the host of --stream-url, the one name besides IP
+// addresses and loopback that clients reach the streams by.
+func advertisedHost(base string) []string {
+	u, err := url.Parse(base)
+	if err != nil || u.Hostname() == "" {
+		return nil
+	}
+	return []string{u.Hostname()}
 }
 
 // serverTLS loads the configured key pair, or returns nil for plain HTTP.

@@ -108,3 +108,21 @@ func TestBadTLSFilesStopTheWorkerAtConstruction(t *testing.T) {
 		})
 	}
 }
+
+func TestStreamsRefuseAForeignHostSoARebindingPageReadsNothing(t *testing.T) {
+	loc := openStream(serveStreams(t, config(configfx.StreamConfig{})))
+	for host, want := range map[string]int{"": http.StatusOK, "rebound.evil.example:80": http.StatusMisdirectedRequest} {
+		req, err := http.NewRequest(http.MethodGet, loc.URL, nil)
+		require.NoError(t, err)
+		if host != "" {
+			req.Host = host
+		}
+		req.Header.Set("Authorization", "Bearer "+loc.Token)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		require.Equal(t, want, resp.StatusCode, host)
+	}
+	require.Equal(t, []string{"streams.example.com"}, advertisedHost("https://streams.example.com:8443"),
+		"the --stream-url name is served too")
+}
