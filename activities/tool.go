@@ -75,6 +75,12 @@ func (t *Tool) Run(ctx context.Context, in signals.ToolInput) (signals.ToolOutpu
 		out.Content, out.IsError = llm.DroppedNotice(n, limit), true
 		return out, nil
 	}
+	if err := ctx.Err(); err != nil {
+		// The attempt's first heartbeat (startBeat sends it before
+		// returning) answered that the call was canceled while its task
+		// was on its way here: the tool never starts.
+		return signals.ToolOutput{}, err
+	}
 	res, err := t.execute(reportProgress(ctx, beat, in.Name, prior), in, tools.Call{
 		AgentID: ref.AgentID, CallID: in.CallID, Name: in.Name,
 		Arguments: args, IdempotencyKey: in.IdempotencyKey,

@@ -78,7 +78,7 @@ func (e *env) startMCPWorker(cfg mcp.Config, log *slog.Logger, own ...tools.Tool
 		workflows.Register(r, wcfg)
 		activities.Register(r, model, tool)
 		mcp.Register(r, &mcp.Lister{Sessions: sessions})
-	}, worker.Options{})
+	}, e.options())
 	return wcfg
 }
 
