@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/signals"
 )
 
 // WriteTranscript prints agent id's session log for people: messages, tool
@@ -14,11 +15,13 @@ import (
 // tool result is shown as a preview that says how much is left out and
 // where the full text is (the log itself, `starter log --json ID`). A
 // message says who sent it (user, parent, child, hook, timer: a scheduled
-// message, which also gets a line when it is scheduled); children, decisions
-// and waits get a line each. Inbox and status events are left out; the log
-// itself has them.
+// message, which also gets a line with its time and text when it is
+// scheduled) and whether it steered or was injected into a turn; children,
+// decisions (an answer to a question reads as answered), waits,
+// compactions, pruning and model switches (refused ones too) get a line
+// each. Inbox and status events are left out; the log itself has them.
 func WriteTranscript(w io.Writer, id string, log []eventlog.Envelope) error {
-	p := &printer{w: w, id: id, from: map[eventlog.MessageID]*eventlog.Initiator{}}
+	p := &printer{w: w, id: id, from: map[eventlog.MessageID]inserted{}, questions: map[string]bool{}}
 	for _, env := range log {
 		e, err := eventlog.Decode(env)
 		if err != nil {
@@ -30,10 +33,19 @@ func WriteTranscript(w io.Writer, id string, log []eventlog.Envelope) error {
 }
 
 type printer struct {
-	w    io.Writer
-	id   string
-	from map[eventlog.MessageID]*eventlog.Initiator // who sent each message
-	err  error
+	w         io.Writer
+	id        string
+	from      map[eventlog.MessageID]inserted // how each message came
+	questions map[string]bool                 // calls that asked a person a question
+	err       error
+}
+
+// inserted is how a message entered the inbox: who sent it, to which list,
+// waking the agent or not.
+type inserted struct {
+	from *eventlog.Initiator
+	list eventlog.List
+	wake bool
 }
 
 func (p *printer) printf(format string, args ...any) {
@@ -51,7 +63,7 @@ func (p *printer) event(e eventlog.Event) {
 	case eventlog.SystemMessage:
 		p.printf("system:      %s\n", indent(e.Content))
 	case eventlog.UserMessage:
-		p.printf("%-12s %s\n", sender(p.from[e.MessageID])+":", indent(e.Content))
+		p.printf("%-12s %s\n", p.from[e.MessageID].label()+":", indent(e.Content))
 	case eventlog.RuntimeContext:
 		p.printf("context:     %s\n", indent(e.Content))
 	case eventlog.AssistantMessage:
@@ -67,9 +79,10 @@ func (p *printer) event(e eventlog.Event) {
 	case eventlog.InboxDiscarded:
 		p.printf("discarded:   message %s (%s)\n", e.MessageID, e.Outcome)
 	case eventlog.InboxInserted:
-		p.from[e.MessageID] = e.From
+		p.from[e.MessageID] = inserted{from: e.From, list: e.List, wake: e.Wake}
 	case eventlog.MessageScheduled:
-		p.printf("scheduled:   message %s for %s (%s)\n", e.MessageID, e.At.UTC().Format(time.RFC3339), e.List)
+		p.printf("scheduled:   message %s for %s (%s): %s\n", e.MessageID, e.At.UTC().Format(time.RFC3339), e.List,
+			indent(Preview(e.Content, p.id)))
 	case eventlog.ChildStarted:
 		p.printf("child:       %s started (%s)\n", e.ChildID, e.Mode)
 	case eventlog.ChildSettled:
@@ -77,15 +90,64 @@ func (p *printer) event(e eventlog.Event) {
 	case eventlog.ChildEnded:
 		p.printf("child:       %s ended (%s)\n", e.ChildID, e.Status)
 	case eventlog.DecisionRequested:
+		p.questions[e.CallID] = e.Kind == eventlog.NeedAnswer
 		p.printf("waiting:     %s of call %s (%s)\n", e.Kind, e.CallID, e.Name)
 	case eventlog.DecisionMade:
-		verdict := map[bool]string{true: "approved", false: "denied"}[e.Approved]
-		p.printf("decided:     call %s %s by %s%s\n", e.CallID, verdict, firstNonEmpty(e.Decider, "a person"), suffix(e.Text))
+		p.decided(e)
 	case eventlog.WaitStarted:
 		p.printf("waiting:     call %s until %s\n", e.CallID, e.Until.UTC().Format("2006-01-02T15:04:05Z"))
 	case eventlog.ToolsListed:
 		p.printf("mcp tools:   %s\n", listingLine(e))
+	default:
+		p.control(e)
 	}
+}
+
+// control prints what changed the model's context or its model.
+func (p *printer) control(e eventlog.Event) {
+	switch e := e.(type) {
+	case eventlog.ContextPruned:
+		p.printf("pruned:      %d old tool result(s) from the model's context\n", len(e.CallIDs))
+	case eventlog.ContextCompacted:
+		p.printf("compacted:   context summarised, the last %d message(s) kept: %s\n", e.Keep, indent(Preview(e.Text, p.id)))
+	case eventlog.MaintenanceDone:
+		if e.Error != "" {
+			p.printf("%-12s failed: %s\n", e.Task+":", e.Error)
+			return
+		}
+		p.printf("%-12s context ~%d → ~%d tokens\n", e.Task+":", e.Before, e.After)
+	case eventlog.ModelSelected:
+		label := modelLabel(e.Selection)
+		switch {
+		case e.Refused != "":
+			p.printf("model:       switch to %s refused: %s\n", label, e.Refused)
+		case e.Resolved:
+			p.printf("model:       runs on %s (the worker's default)\n", label)
+		default:
+			p.printf("model:       switched to %s from the next step\n", label)
+		}
+	}
+}
+
+// decided prints a person's decision: an answer to a question, or an
+// approval or denial of a call.
+func (p *printer) decided(e eventlog.DecisionMade) {
+	who := firstNonEmpty(e.Decider, "a person")
+	if p.questions[e.CallID] {
+		p.printf("answered:    call %s by %s%s\n", e.CallID, who, suffix(e.Text))
+		return
+	}
+	verdict := map[bool]string{true: "approved", false: "denied"}[e.Approved]
+	p.printf("decided:     call %s %s by %s%s\n", e.CallID, verdict, who, suffix(e.Text))
+}
+
+// modelLabel is a selection as provider/model, effort included.
+func modelLabel(s eventlog.Selection) string {
+	label := signals.ModelLabel(s)
+	if s.Effort != "" {
+		label += " (effort " + s.Effort + ")"
+	}
+	return label
 }
 
 // listingLine says what each MCP server offered: "files 3 tools, search
@@ -105,15 +167,24 @@ func listingLine(e eventlog.ToolsListed) string {
 	return strings.Join(parts, ", ")
 }
 
-// sender names who sent a message, as the transcript shows it.
-func sender(from *eventlog.Initiator) string {
-	switch {
-	case from == nil || from.Kind == eventlog.ByUser:
-		return "user"
-	case from.ID != "":
-		return string(from.Kind) + " " + from.ID
+// label says who sent a message and, when it was not a followup (the
+// next turn's message), how it came: "user", "user steer", "user inject",
+// "parent a1", "timer".
+func (in inserted) label() string {
+	who := "user"
+	if f := in.from; f != nil && f.Kind != eventlog.ByUser {
+		who = string(f.Kind)
+		if f.ID != "" {
+			who += " " + f.ID
+		}
 	}
-	return string(from.Kind)
+	switch {
+	case in.list == eventlog.NextStep && in.wake:
+		return who + " steer"
+	case in.list == eventlog.NextStep:
+		return who + " inject"
+	}
+	return who
 }
 
 func firstNonEmpty(a, b string) string {

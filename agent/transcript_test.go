@@ -102,5 +102,57 @@ func TestTranscriptShowsAScheduledMessageAndTheTimerThatDeliveredIt(t *testing.T
 	}
 	var out bytes.Buffer
 	require.NoError(t, WriteTranscript(&out, "a1", log))
-	require.Equal(t, "scheduled:   message r1 for 2026-12-01T10:00:00Z (next-turn)\n── turn 1 ──\ntimer:       report\n", out.String())
+	require.Equal(t, "scheduled:   message r1 for 2026-12-01T10:00:00Z (next-turn): report\n── turn 1 ──\ntimer:       report\n", out.String())
+}
+
+func TestTranscriptTellsHowMessagesCameAndShowsCompactionModelsAndAnswers(t *testing.T) {
+	evs := []eventlog.Event{
+		eventlog.InboxInserted{MessageID: "f", List: eventlog.NextTurn, Content: "go", Wake: true},
+		eventlog.InboxInserted{MessageID: "s", List: eventlog.NextStep, Content: "faster", Wake: true},
+		eventlog.InboxInserted{MessageID: "i", List: eventlog.NextStep, Content: "fyi"},
+		eventlog.InboxInserted{MessageID: "p", List: eventlog.NextStep, Content: "hurry", Wake: true,
+			From: &eventlog.Initiator{Kind: eventlog.ByParent, ID: "a0"}},
+		eventlog.TurnStart{Turn: 1},
+		eventlog.UserMessage{MessageID: "f", Content: "go"},
+		eventlog.UserMessage{MessageID: "s", Content: "faster"},
+		eventlog.UserMessage{MessageID: "i", Content: "fyi"},
+		eventlog.UserMessage{MessageID: "p", Content: "hurry"},
+		eventlog.DecisionRequested{CallID: "q1", Name: "ask_human", Kind: eventlog.NeedAnswer},
+		eventlog.DecisionMade{CallID: "q1", Approved: true, Decider: "ops", Text: "blue"},
+		eventlog.DecisionRequested{CallID: "c2", Name: "send_email", Kind: eventlog.NeedApproval},
+		eventlog.DecisionMade{CallID: "c2", Approved: true, Decider: "ops"},
+		eventlog.ContextPruned{CallIDs: []string{"c0"}},
+		eventlog.TurnEnd{Turn: 1, Reason: eventlog.EndCompleted},
+		eventlog.ModelSelected{Selection: eventlog.Selection{Provider: "scripted", Model: "scripted-demo"}, Resolved: true},
+		eventlog.MaintenanceQueued{Task: "compact"},
+		eventlog.ContextCompacted{Text: "They talked.", Keep: 2},
+		eventlog.MaintenanceDone{Task: "compact", Before: 900, After: 120},
+		eventlog.ModelSelected{Selection: eventlog.Selection{Provider: "nope"}, Refused: `provider "nope" is not offered`},
+		eventlog.ModelSelected{Selection: eventlog.Selection{Provider: "openai", Model: "gpt-4o", Effort: "low"}},
+	}
+	var log []eventlog.Envelope
+	for i, e := range evs {
+		env, err := eventlog.Encode(int64(i), time.Unix(0, 0), "", e)
+		require.NoError(t, err)
+		log = append(log, env)
+	}
+	var out bytes.Buffer
+	require.NoError(t, WriteTranscript(&out, "a1", log))
+	require.Equal(t, `── turn 1 ──
+user:        go
+user steer:  faster
+user inject: fyi
+parent a0 steer: hurry
+waiting:     answer of call q1 (ask_human)
+answered:    call q1 by ops: blue
+waiting:     approval of call c2 (send_email)
+decided:     call c2 approved by ops
+pruned:      1 old tool result(s) from the model's context
+── turn 1 completed ──
+model:       runs on scripted/scripted-demo (the worker's default)
+compacted:   context summarised, the last 2 message(s) kept: They talked.
+compact:     context ~900 → ~120 tokens
+model:       switch to nope/default refused: provider "nope" is not offered
+model:       switched to openai/gpt-4o (effort low) from the next step
+`, out.String())
 }

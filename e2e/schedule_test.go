@@ -149,7 +149,7 @@ func TestStarterSchedulesMessagesWithInAndAt(t *testing.T) {
 	require.Contains(t, r.out, "scheduled: 1, next at "+far+"\n", "the one still waiting")
 	r = e.starter(ctx, "log", "cli-later")
 	requireExit(t, r, 0)
-	require.Contains(t, r.out, "scheduled:   message far for "+far+" (next-turn)\n")
+	require.Contains(t, r.out, "scheduled:   message far for "+far+" (next-turn): /say next month\n")
 	require.Contains(t, r.out, "timer:       /say on time\n")
 
 	r = e.starter(ctx, "steer", "--at", "soon", "cli-later", "hi")
