@@ -271,16 +271,22 @@ const admitOverhead = 1 << 10
 // runs in validators only, which replay does not run, so its count
 // decides no command.
 func (r *run) admit(ctx workflow.Context, m signals.Message) error {
-	size := workflow.GetInfo(ctx).GetCurrentHistorySize()
-	if size != r.admitted.size {
-		r.admitted = admission{size: size}
+	return r.admitted.admit(workflow.GetInfo(ctx).GetCurrentHistorySize(), len(m.Content)+len(m.ID)+admitOverhead)
+}
+
+// admit counts n more bytes against a history of size (the server's
+// figure for the current workflow task), or refuses them, busy, when the
+// total would pass signals.MaxRunHistoryBytes. A new size starts the count
+// again: the server's figure then holds what was admitted before it.
+func (a *admission) admit(size, n int) error {
+	if size != a.size {
+		*a = admission{size: size}
 	}
-	n := len(m.Content) + len(m.ID) + admitOverhead
-	if total := size + r.admitted.since + n; total > signals.MaxRunHistoryBytes {
+	if total := size + a.since + n; total > signals.MaxRunHistoryBytes {
 		return fmt.Errorf("%w: the run's history would hold %d bytes, limit %d, until it continues as new; retry in %s",
 			signals.ErrBusy, total, signals.MaxRunHistoryBytes, signals.BusyRetryAfter)
 	}
-	r.admitted.since += n
+	a.since += n
 	return nil
 }
 
