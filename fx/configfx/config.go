@@ -130,8 +130,7 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 	fs.SetOutput(io.Discard)
 	switch err := fs.Parse(args); {
 	case errors.Is(err, flag.ErrHelp):
-		fs.SetOutput(stderr)
-		fs.PrintDefaults()
+		printHelp(stderr, fs)
 		return Config{}, err
 	case err != nil:
 		return Config{}, fmt.Errorf("%v: worker -h lists the flags", err)
@@ -140,6 +139,9 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 		return Config{}, fmt.Errorf("unexpected arguments %q: the worker takes flags only (worker -h lists them)", fs.Args())
 	}
 	c.resolveConsole(fs, env)
+	if err := p.checkDemo(fs, c.Demo); err != nil {
+		return Config{}, err
+	}
 	if !p.demo {
 		c.Demo = ""
 	}
@@ -169,6 +171,20 @@ type pending struct {
 	codec        codecFlags
 }
 
+// checkDemo refuses a --prompt the worker would not run: an empty one
+// (the demo would silently be a plain worker), or one without --demo.
+func (p *pending) checkDemo(fs *flag.FlagSet, prompt string) error {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "prompt" })
+	switch {
+	case p.demo && strings.TrimSpace(prompt) == "":
+		return errors.New("--prompt must not be empty with --demo: leave it out for the default prompt")
+	case set && !p.demo:
+		return errors.New("--prompt is the demo agent's prompt: add --demo, or send agents messages with starter")
+	}
+	return nil
+}
+
 // flags declares the worker's flags over c and p.
 func flags(c *Config, env func(string) string) (*flag.FlagSet, *pending) {
 	p := &pending{}
@@ -180,8 +196,8 @@ func flags(c *Config, env func(string) string) (*flag.FlagSet, *pending) {
 	fs.IntVar(&c.UIPort, "ui-port", DefaultUIPort, "Web UI port of the embedded server (0 = no UI)")
 	fs.BoolVar(&p.demo, "demo", false, "run one demo agent end to end on an embedded server and exit")
 	fs.StringVar(&c.Demo, "prompt", DemoPrompt, "prompt of the demo agent")
-	fs.StringVar(&c.Address, "address", "", "Temporal frontend host:port (default from TEMPORAL_ADDRESS or profile)")
-	fs.StringVar(&c.Namespace, "namespace", "", "Temporal namespace (default from TEMPORAL_NAMESPACE or profile)")
+	fs.StringVar(&c.Address, "address", "", "Temporal frontend host:port (else the temporal.toml profile's, else localhost:7233)")
+	fs.StringVar(&c.Namespace, "namespace", "", "Temporal namespace (else the temporal.toml profile's, else default)")
 	fs.BoolVar(&c.NoSearchAttributes, "no-search-attributes", false, "do not register or write Tether's search attributes")
 	fs.BoolVar(&c.Verbose, "v", false, "shorthand for --verbose")
 	fs.BoolVar(&c.Verbose, "verbose", false, "log fx's wiring and print whole startup errors")

@@ -31,9 +31,9 @@ type TelemetryConfig struct {
 // OpenTelemetry's own variables.
 func telemetryFlags(fs *flag.FlagSet, c *TelemetryConfig, env func(string) string) {
 	fs.StringVar(&c.OTLPEndpoint, "otlp-endpoint", env("OTEL_EXPORTER_OTLP_ENDPOINT"),
-		"base URL of the OTLP collector to send traces to, e.g. http://localhost:4318 (default $OTEL_EXPORTER_OTLP_ENDPOINT; empty: no tracing)")
+		"base URL of the OTLP collector to send traces to, e.g. http://localhost:4318 (empty: no tracing)")
 	fs.StringVar(&c.OTLPProtocol, "otlp-protocol", envOr(env, "OTEL_EXPORTER_OTLP_PROTOCOL", OTLPHTTP),
-		"OTLP protocol: http/protobuf or grpc (default $OTEL_EXPORTER_OTLP_PROTOCOL, else http/protobuf)")
+		"OTLP protocol: http/protobuf or grpc")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", "", "address serving Prometheus metrics at /metrics, e.g. 127.0.0.1:9464 (empty: none)")
 }
 
