@@ -43,6 +43,7 @@ type agentView struct {
 	ID       string
 	Closed   bool
 	Options  *signals.AgentOptions
+	Model    string // the provider/model the agent runs on, effort included
 	Blocks   []*transcript.Block
 	Hidden   int    // earlier blocks left out
 	AllURL   string // shows them
@@ -72,8 +73,9 @@ func (s *Server) agentPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusInternalServerError, err)
 		return
 	}
-	v := agentView{ID: id, Closed: snap.Closed, Options: snap.Options, Blocks: tr.Blocks, Next: tr.Next,
-		Done: r.URL.Query().Get("done"),
+	v := agentView{ID: id, Closed: snap.Closed, Options: snap.Options, Model: modelInForce(tr, snap.Options),
+		Blocks: tr.Blocks, Next: tr.Next,
+		Done: doneText(r.URL.Query().Get("done")),
 		Status: statusView{ID: id, Live: !snap.Closed, Closed: snap.Closed, Status: snap.Status, Total: tr.Total,
 			Selection: tr.Selection, FromHistory: snap.FromHistory, Progress: snap.Progress}}
 	if snap.Options != nil {
@@ -105,4 +107,21 @@ func (s *Server) agentPage(w http.ResponseWriter, r *http.Request) {
 		v.Temporal = s.o.TemporalUI + "/namespaces/" + url.PathEscape(s.o.Namespace) + "/workflows/" + url.PathEscape(id)
 	}
 	s.render(w, r, http.StatusOK, "agent", v)
+}
+
+// modelInForce labels the model the agent runs on: the last accepted
+// switch or the worker's defaults resolved, else what its options asked.
+func modelInForce(tr *transcript.Transcript, o *signals.AgentOptions) string {
+	sel := tr.InForce
+	if sel == nil && o != nil {
+		sel = &eventlog.Selection{Provider: o.Provider, Model: o.Model, Effort: o.Effort}
+	}
+	if sel == nil {
+		return ""
+	}
+	label := signals.ModelLabel(*sel)
+	if sel.Effort != "" {
+		label += " · effort " + sel.Effort
+	}
+	return label
 }

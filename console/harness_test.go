@@ -106,6 +106,7 @@ func (e *env) startWorker(wordDelay time.Duration) {
 	// tokens) and publishes its log to the activities.
 	cfg := workerfx.WorkflowConfig(workflows.Config{ModelHeartbeat: 3 * time.Second, ToolHeartbeat: 3 * time.Second}, nil, reg)
 	cfg.Feeds, cfg.Snapshots = model.Streams.(activities.HubStreams), reader
+	cfg.Providers = []string{scripted.Name}
 	e.w = e.ts.NewWorkerWithOptions(signals.TaskQueue, func(r worker.Registry) {
 		workflows.Register(r, cfg)
 		activities.Register(r, model, tool)

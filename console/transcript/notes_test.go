@@ -30,6 +30,7 @@ func TestScheduledMessagesAndModelSwitchesReadAsWhatTheyAre(t *testing.T) {
 		`model switch to nope/default refused: provider "nope" is not offered`,
 	}, texts)
 	require.Equal(t, []string{"", "", "warn"}, classes)
-	require.Equal(t, &eventlog.Selection{Provider: "scripted", Model: "scripted-demo"}, tr.Selection,
+	require.Equal(t, &eventlog.Selection{Provider: "scripted", Model: "scripted-demo"}, tr.InForce,
 		"a refused switch is not the model in force")
+	require.Nil(t, tr.Selection, "the worker's defaults resolved are no switch")
 }

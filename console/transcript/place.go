@@ -39,7 +39,10 @@ func (t *Transcript) item(env eventlog.Envelope, e eventlog.Event) *Block {
 		it.Kind, it.Text, it.Class = KindNote, note(e), noteClass(e)
 		if ms, ok := e.(eventlog.ModelSelected); ok && ms.Refused == "" {
 			sel := ms.Selection
-			t.Selection = &sel
+			t.InForce = &sel
+			if !ms.Resolved {
+				t.Selection = &sel
+			}
 		}
 	}
 	return t.add(it)

@@ -17,6 +17,10 @@ type Transcript struct {
 	Next int64
 	// Selection is the last model switch recorded, if any.
 	Selection *eventlog.Selection
+	// InForce is the selection the agent runs on since the last accepted
+	// model/selected event, a switch or the worker's defaults resolved;
+	// nil before any, when the agent's options say it.
+	InForce *eventlog.Selection
 	// Children are the agent's child agents, in the order they started.
 	Children []*Child
 

@@ -1,0 +1,31 @@
+package console
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/tetherdev/tether/signals"
+)
+
+func TestSwitchModelToAProviderTheWorkerLacksIsRefusedAndThePageNamesTheResolvedModel(t *testing.T) {
+	e := operatorEnv(t)
+	ctx := ctxT(t, time.Minute)
+	e.idle(ctx, "truth", "/say one", signals.AgentOptions{})
+	r := e.act("/agents/truth/model", url.Values{"provider": {"nope"}, "model": {"x"}})
+	require.Equal(t, http.StatusBadRequest, r.Status, r.Body)
+	body := r.JSON(t)
+	require.Equal(t, "rejected", body["code"])
+	require.Contains(t, body["error"], `provider "nope" is not offered by this worker`)
+
+	page := e.do(http.MethodGet, "/agents/truth", nil, map[string]string{"Authorization": "Bearer " + testToken}, nil).Body
+	require.Contains(t, page, `<dd class="model-in-force">scripted/scripted-demo</dd>`,
+		"the header names what the worker resolved, not default/default")
+	require.Contains(t, page, "runs on scripted/scripted-demo (the worker&#39;s default)")
+	require.NotContains(t, page, "model switched to", "neither the resolution nor the refusal is a switch")
+	require.False(t, strings.Contains(page, "nope/x"), "a refused update leaves nothing in the log")
+}
