@@ -26,6 +26,7 @@ import (
 	"github.com/tetherdev/tether/codec"
 	"github.com/tetherdev/tether/fx/configfx"
 	"github.com/tetherdev/tether/internal/devserver"
+	"github.com/tetherdev/tether/internal/ratelog"
 	"github.com/tetherdev/tether/internal/startup"
 )
 
@@ -68,7 +69,9 @@ func New(p Params) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	opts.Logger = tlog.NewStructuredLogger(p.Logger)
+	// The SDK logs an error for every signal it cannot decode: bounded, so
+	// whoever may signal an agent cannot fill the worker's log.
+	opts.Logger = tlog.NewStructuredLogger(slog.New(ratelog.New(p.Logger.Handler(), ratelog.Options{MinLevel: slog.LevelWarn})))
 	p.Instrumentation.apply(&opts)
 	opts.ConnectionOptions.DialOptions = append(opts.ConnectionOptions.DialOptions, grpc.WithChainUnaryInterceptor(dropOversizeUpdates))
 	ctx, cancel := context.WithTimeout(context.Background(), dialTimeout)
