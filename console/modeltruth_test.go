@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/tetherdev/tether/agent"
+	"github.com/tetherdev/tether/eventlog"
 	"github.com/tetherdev/tether/signals"
 )
 
@@ -28,4 +30,21 @@ func TestSwitchModelToAProviderTheWorkerLacksIsRefusedAndThePageNamesTheResolved
 	require.Contains(t, page, "runs on scripted/scripted-demo (the worker&#39;s default)")
 	require.NotContains(t, page, "model switched to", "neither the resolution nor the refusal is a switch")
 	require.False(t, strings.Contains(page, "nope/x"), "a refused update leaves nothing in the log")
+}
+
+func TestAScheduledMessageShowsWhenItIsDueAndWhatItSays(t *testing.T) {
+	e := operatorEnv(t)
+	ctx := ctxT(t, time.Minute)
+	h := e.idle(ctx, "later", "/say one", signals.AgentOptions{})
+	due := time.Now().Add(72 * time.Hour).UTC().Truncate(time.Second)
+	_, err := h.Send(ctx, "the weekly report", eventlog.NextTurn, true, agent.At(due), agent.WithMessageID("weekly"))
+	require.NoError(t, err)
+	stamp := due.Format("2006-01-02 15:04:05 UTC")
+	require.Eventually(t, func() bool {
+		page := e.do(http.MethodGet, "/agents/later", nil, map[string]string{"Authorization": "Bearer " + testToken}, nil).Body
+		return strings.Contains(page, "message weekly scheduled for "+stamp+" (next-turn): the weekly report") &&
+			strings.Contains(page, `id="inbox-scheduled"`) && strings.Contains(page, ">"+stamp+"</time> (next-turn) the weekly report")
+	}, 20*time.Second, 50*time.Millisecond)
+	require.NotContains(t, e.do(http.MethodGet, "/agents/later", nil, map[string]string{"Authorization": "Bearer " + testToken}, nil).Body,
+		"inbox/scheduled", "no raw event type")
 }
