@@ -75,6 +75,13 @@ func (r *Client) handle(id, runID string) *Handle {
 	return &Handle{c: r.c, dc: r.dc, streams: r.streams, watches: r.watches, ID: id, RunID: runID}
 }
 
+// handleOn is handle for an agent whose task queue is known.
+func (r *Client) handleOn(id, runID, queue string) *Handle {
+	h := r.handle(id, runID)
+	h.queue = queue
+	return h
+}
+
 // CreateOptions configure a new agent.
 type CreateOptions struct {
 	// ID is the agent (= session = workflow) ID; empty makes one.
@@ -121,11 +128,12 @@ func (r *Client) Create(ctx context.Context, o CreateOptions) (*Handle, error) {
 		}
 		return nil, fmt.Errorf("create agent %s: %w", o.ID, err)
 	}
-	return r.handle(o.ID, run.GetRunID()), nil
+	return r.handleOn(o.ID, run.GetRunID(), r.taskQueue), nil
 }
 
 // Attach returns a handle to an existing agent: ErrNotFound when there is
-// none, ErrClosed when it has ended.
+// none, a *ClosedError (errors.Is ErrClosed) saying how and why it ended
+// when it has, with the handle, whose reads still answer.
 func (r *Client) Attach(ctx context.Context, id string) (*Handle, error) {
 	desc, err := r.c.DescribeWorkflowExecution(ctx, id, "")
 	if err != nil {
@@ -134,9 +142,10 @@ func (r *Client) Attach(ctx context.Context, id string) (*Handle, error) {
 		}
 		return nil, fmt.Errorf("attach agent %s: %w", id, err)
 	}
-	h := r.handle(id, desc.GetWorkflowExecutionInfo().GetExecution().GetRunId())
-	if desc.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
-		return h, fmt.Errorf("%w: %s", ErrClosed, id)
+	info := desc.GetWorkflowExecutionInfo()
+	h := r.handleOn(id, info.GetExecution().GetRunId(), desc.GetExecutionConfig().GetTaskQueue().GetName())
+	if st := info.GetStatus(); st != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		return h, h.closedErr(ctx, h.RunID, st)
 	}
 	return h, nil
 }

@@ -21,18 +21,25 @@ import (
 // (WithMessageID, DeliveryUnknownError.MessageID) is safe.
 var ErrDeliveryUnknown = errors.New("delivery unknown")
 
-// DeliveryUnknownError is an acknowledged send that met only transient
-// failures (a failed workflow task, a run continuing as new, an overloaded
-// or unreachable server, an attempt that timed out) until the caller's
-// deadline ended. It matches ErrDeliveryUnknown and unwraps to the last
-// attempt's error.
+// DeliveryUnknownError is an acknowledged send, or a request (a decision,
+// a spawn, a maintenance run), that met only transient failures (a failed
+// workflow task, a run continuing as new, an overloaded or unreachable
+// server, an attempt that timed out, no worker on the agent's task queue)
+// until the caller's deadline ended. It matches ErrDeliveryUnknown and
+// unwraps to the last attempt's error (a *NoWorkerError when no worker
+// polled the queue).
 type DeliveryUnknownError struct {
-	MessageID eventlog.MessageID
+	MessageID eventlog.MessageID // the message's ID, or the request's
 	Attempts  int
 	Err       error
+	request   string // the request, for one that is not a message
 }
 
 func (e *DeliveryUnknownError) Error() string {
+	if e.request != "" {
+		return fmt.Sprintf("%s: %s %s after %d attempts (it may or may not have reached the agent: read its status or log before asking again): %v",
+			ErrDeliveryUnknown, e.request, e.MessageID, e.Attempts, e.Err)
+	}
 	return fmt.Sprintf("%s: message %s after %d attempts (send it again with this message ID: it is delivered at most once): %v",
 		ErrDeliveryUnknown, e.MessageID, e.Attempts, e.Err)
 }
@@ -51,41 +58,72 @@ const (
 	deliveryLimit = time.Minute
 )
 
-// deliver sends a message as an acknowledged update, again and again under
-// the same message ID while the server answers with a transient failure or
-// the agent is busy (signals.ErrBusy, after signals.BusyRetryAfter), until
-// it is known delivered or refused or ctx ends; a busy agent's refusal at
-// the end is returned as it is (the message was not delivered). Temporal answers a
-// repeated update ID from the run that took it, and the agent refuses an ID
-// it already accepted (signals.ErrDuplicateID), so no attempt delivers the
-// message twice; a duplicate after an attempt whose outcome was unknown is
-// that attempt's delivery, reported as success with Seq -1 (unknown).
-func deliver[In any](ctx context.Context, h *Handle, u signals.Update[In, signals.Ack], id eventlog.MessageID, in In) (signals.Ack, error) {
+// request is one update deliver sends: its ID, the same in every attempt,
+// and its argument. message is the message's ID for a message, "" for a
+// request of another kind.
+type request[In, Out any] struct {
+	u       signals.Update[In, Out]
+	id      string
+	in      In
+	message eventlog.MessageID
+}
+
+// deliver sends r's update, again and again under the same update ID
+// while the server answers with a transient failure or the agent is busy
+// (signals.ErrBusy, after signals.BusyRetryAfter), until it is known
+// delivered or refused or ctx ends; a busy agent's refusal at the end is
+// returned as it is (the request was not delivered). Temporal answers a
+// repeated update ID from the run that took it, and the agent refuses an
+// ID it already accepted (signals.ErrDuplicateID), so no attempt delivers
+// it twice; a duplicate after an attempt whose outcome was unknown is that
+// attempt's delivery, reported as success with a zero result (unknown).
+// It waits for a worker no longer than needsWorker lets it.
+func deliver[In, Out any](ctx context.Context, h *Handle, r request[In, Out]) (Out, error) {
+	wctx, stop := h.needsWorker(ctx)
+	defer stop()
+	out, err := deliverServed(wctx, h, r)
+	var unknown *DeliveryUnknownError
+	if nw := noWorker(wctx, err); nw != nil && ctx.Err() == nil && errors.As(err, &unknown) {
+		unknown.Err = fmt.Errorf("%s agent %s: %w", r.u.Name, h.ID, nw)
+	}
+	return out, err
+}
+
+func deliverServed[In, Out any](ctx context.Context, h *Handle, r request[In, Out]) (Out, error) {
+	var zero Out
 	giveUp := retryDeadline(ctx)
-	unknown := signals.Ack{MessageID: id, Seq: -1}
 	uncertain := false // an earlier attempt's outcome is unknown
 	for attempt, pause := 1, minResend; ; attempt, pause = attempt+1, min(2*pause, maxResend) {
-		ack, err := updateOnce(ctx, h, u, string(id), in)
+		out, err := updateOnce(ctx, h, r.u, r.id, r.in)
 		wait := pause
 		switch {
 		case err == nil:
-			return ack, nil
+			return out, nil
 		case attempt > 1 && isDuplicate(err):
-			return unknown, nil
+			return zero, nil
 		case isBusy(err): // refused, so not delivered: wait as long as the agent asks
 			wait = max(pause, signals.BusyRetryAfter)
 			if !uncertain && (ctx.Err() != nil || time.Now().Add(wait).After(giveUp)) {
-				return ack, h.mapErr(ctx, u.Name, err)
+				return out, h.mapErr(ctx, r.u.Name, err)
 			}
 		case !transient(err) && !timedOut(err):
-			return ack, h.mapErr(ctx, u.Name, err)
+			return out, h.mapErr(ctx, r.u.Name, err)
 		default:
 			uncertain = true
 		}
 		if ctx.Err() != nil || time.Now().Add(wait).After(giveUp) || pauseFor(ctx, wait) != nil {
-			return unknown, &DeliveryUnknownError{MessageID: id, Attempts: attempt, Err: fmt.Errorf("%s agent %s: %w", u.Name, h.ID, err)}
+			return zero, r.unknown(attempt, fmt.Errorf("%s agent %s: %w", r.u.Name, h.ID, err))
 		}
 	}
+}
+
+// unknown is r's DeliveryUnknownError after attempts ending with err.
+func (r request[In, Out]) unknown(attempts int, err error) *DeliveryUnknownError {
+	e := &DeliveryUnknownError{MessageID: r.message, Attempts: attempts, Err: err}
+	if r.message == "" {
+		e.MessageID, e.request = eventlog.MessageID(r.id), r.u.Name
+	}
+	return e
 }
 
 // isBusy reports the workflow's refusal of a message while it holds too

@@ -9,7 +9,16 @@
 // acknowledged message is sent again under its message ID through transient
 // server failures, within the caller's deadline, and never delivered twice;
 // when the deadline ends first the error says delivery is unknown
-// (DeliveryUnknownError). Handle.Retrying lists the agent's calls that
+// (DeliveryUnknownError); decisions, spawns and maintenance runs are
+// retried the same way under one request ID. A message the caller sends
+// again under an ID the agent accepted is answered AlreadyDeliveredError
+// with the first Ack, and the same ID with other content is refused
+// (signals.ErrReusedID). A call that needs a worker (a query, an update,
+// the end of a dispose) fails within seconds with a NoWorkerError when no
+// worker polls the agent's task queue, never while one is starting; Log
+// and Status then read the agent's history instead. A closed agent's
+// calls fail with a ClosedError saying how and why it ended, and its
+// close status wins over its last status query answer. Handle.Retrying lists the agent's calls that
 // Temporal is retrying, and why; Handle.Calls adds the progress that running
 // tool calls report, only that of the attempt running; Client.Tree reads a
 // closed agent as closed.

@@ -12,7 +12,6 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
-	"go.temporal.io/sdk/temporal"
 
 	"github.com/tetherdev/tether/eventlog"
 	"github.com/tetherdev/tether/signals"
@@ -25,6 +24,7 @@ type Handle struct {
 	dc      converter.DataConverter // c's, for payloads read outside c
 	streams *http.Client            // reads live token streams; nil: defaultStreamClient
 	watches *watches                // the Client's history long polls
+	queue   string                  // the agent's task queue; "": read when needed
 	ID      string
 	RunID   string // the run the handle was made for; operations follow the chain
 }
@@ -33,9 +33,10 @@ type Handle struct {
 type SendOption func(*sendOptions)
 
 type sendOptions struct {
-	ack bool
-	id  eventlog.MessageID
-	at  time.Time
+	ack    bool
+	id     eventlog.MessageID
+	chosen bool // id is the caller's (WithMessageID), not a fresh one
+	at     time.Time
 }
 
 // Acknowledged delivers the message as an update: the call returns once the
@@ -123,7 +124,7 @@ func (h *Handle) send(ctx context.Context, content string, list eventlog.List, w
 		return signals.Ack{}, err
 	}
 	if o.ack {
-		return deliver(ctx, h, signals.SendUpdate, s.ID, s)
+		return deliverMessage(ctx, h, signals.SendUpdate, s.ID, s.Content, o.chosen, s)
 	}
 	return signals.Ack{MessageID: s.ID, Seq: -1}, signal(ctx, h, signals.SendSignal, s)
 }
@@ -142,7 +143,7 @@ func (h *Handle) message(ctx context.Context, sig signals.Signal[signals.Message
 		return signals.Ack{}, err
 	}
 	if o.ack {
-		return deliver(ctx, h, upd, m.ID, m)
+		return deliverMessage(ctx, h, upd, m.ID, m.Content, o.chosen, m)
 	}
 	return signals.Ack{MessageID: m.ID, Seq: -1}, signal(ctx, h, sig, m)
 }
@@ -152,7 +153,8 @@ func options(opts []SendOption) sendOptions {
 	for _, f := range opts {
 		f(&o)
 	}
-	if o.id == "" {
+	o.chosen = o.id != ""
+	if !o.chosen {
 		o.id = NewMessageID()
 	}
 	return o
@@ -169,6 +171,8 @@ func (h *Handle) Cancel(ctx context.Context, cause string, keepInbox bool) error
 
 // Dispose ends the agent and waits for its workflow to complete. Pending
 // messages are discarded with outcome disposed; later messages get ErrClosed.
+// With no worker on the agent's task queue the dispose is recorded (a
+// signal) and the call fails with a *NoWorkerError instead of waiting.
 func (h *Handle) Dispose(ctx context.Context, cause string) error {
 	if err := signals.ValidateCause(cause); err != nil {
 		return err
@@ -176,16 +180,34 @@ func (h *Handle) Dispose(ctx context.Context, cause string) error {
 	if err := signal(ctx, h, signals.DisposeSignal, signals.Dispose{Cause: cause}); err != nil {
 		return err
 	}
+	wctx, stop := h.needsWorker(ctx)
+	defer stop()
 	var res signals.AgentResult
-	if err := h.c.GetWorkflow(ctx, h.ID, "").Get(ctx, &res); err != nil {
+	err := h.c.GetWorkflow(wctx, h.ID, "").Get(wctx, &res)
+	if nw := noWorker(wctx, err); nw != nil && ctx.Err() == nil {
+		return fmt.Errorf("dispose agent %s: the dispose is recorded, and the agent ends once a worker takes it: %w", h.ID, nw)
+	}
+	if err != nil {
 		return fmt.Errorf("dispose agent %s: %w", h.ID, err)
 	}
 	return nil
 }
 
 // Status reads idle/running, turn, step and both inbox lists.
+//
+// A disposed agent reads as it last was, Disposed set. An agent that
+// ended otherwise (failed, terminated, timed out, canceled) reads as it
+// last was with nothing in flight (idle, no turn open, nothing due or
+// waited for: what its status query would still answer is stale), beside
+// a *ClosedError saying how and why it ended. With no worker on the
+// agent's task queue, it reads the status its search attributes hold
+// beside a *NoWorkerError (FromHistory set).
 func (h *Handle) Status(ctx context.Context) (signals.StatusView, error) {
-	return query(ctx, h, signals.StatusQuery, struct{}{})
+	st, err := h.status(ctx, notReadyOnly)
+	if nw := (*NoWorkerError)(nil); errors.As(err, &nw) && !errors.Is(err, ErrClosed) {
+		return h.attrStatus(ctx, nw)
+	}
+	return st, err
 }
 
 // WaitIdle returns once the agent has no open turn and no due work (seed
@@ -206,7 +228,7 @@ func (h *Handle) WaitIdle(ctx context.Context, opts ...WaitOption) (signals.Stat
 		_, settled := w.wait()
 		// A query fails for a while when no worker holds the agent (a
 		// worker restart): queryRun asks again until the caller's deadline.
-		st, err := queryRun(ctx, h, "", signals.StatusQuery, struct{}{}, untilDone)
+		st, err := h.status(ctx, untilDone)
 		switch {
 		case err != nil:
 			return st, err
@@ -251,8 +273,11 @@ const (
 
 // Log reads the whole session log, page by page, across the agent's chain
 // of runs (Continue-As-New): sequence numbers continue from run to run.
+// With no worker on the agent's task queue it reads the log from the
+// agent's history instead and returns it beside a *NoWorkerError
+// (FromHistory set).
 func (h *Handle) Log(ctx context.Context) ([]eventlog.Envelope, error) {
-	return h.logOf(ctx, "", 0)
+	return h.readLog(ctx, 0)
 }
 
 // logOf reads run's log from `from` to its end; what precedes the run's base
@@ -260,7 +285,7 @@ func (h *Handle) Log(ctx context.Context) ([]eventlog.Envelope, error) {
 func (h *Handle) logOf(ctx context.Context, runID string, from int64) ([]eventlog.Envelope, error) {
 	var out []eventlog.Envelope
 	for {
-		page, err := queryRun(ctx, h, runID, signals.LogQuery, signals.LogRequest{From: from}, notReadyOnly)
+		page, err := queryRun(ctx, h, runID, signals.LogQuery, signals.LogRequest{From: from}, notReadyOnly, false)
 		if err != nil {
 			return nil, err
 		}
@@ -277,14 +302,6 @@ func (h *Handle) logOf(ctx context.Context, runID string, from int64) ([]eventlo
 		}
 		from = page.Next
 	}
-}
-
-func update[In, Out any](ctx context.Context, h *Handle, u signals.Update[In, Out], id string, in In) (Out, error) {
-	out, err := updateOnce(ctx, h, u, id, in)
-	if err != nil {
-		return out, h.mapErr(ctx, u.Name, err)
-	}
-	return out, nil
 }
 
 // updateOnce sends u once and waits for its outcome; errors are Temporal's.
@@ -308,7 +325,7 @@ func signal[T any](ctx context.Context, h *Handle, s signals.Signal[T], in T) er
 }
 
 func query[In, Out any](ctx context.Context, h *Handle, q signals.Query[In, Out], in In) (Out, error) {
-	return queryRun(ctx, h, "", q, in, notReadyOnly)
+	return queryRun(ctx, h, "", q, in, notReadyOnly, false)
 }
 
 // patience says which failed queries queryRun asks again, and for how long.
@@ -329,14 +346,35 @@ const queryNotReadyWait = 15 * time.Second
 
 // queryRun asks one run ("" = the latest), asking again with backoff while
 // p says the run cannot answer yet. It is the client's one retry of a
-// query.
-func queryRun[In, Out any](ctx context.Context, h *Handle, runID string, q signals.Query[In, Out], in In, p patience) (Out, error) {
+// query. With openOnly, a run that has closed is not asked: the answer is
+// its *ClosedError. A query waits for a worker no longer than needsWorker
+// lets it: then it fails with a *NoWorkerError.
+func queryRun[In, Out any](ctx context.Context, h *Handle, runID string, q signals.Query[In, Out], in In, p patience, openOnly bool) (Out, error) {
+	wctx, stop := h.needsWorker(ctx)
+	defer stop()
+	out, err := queryServed(wctx, h, runID, q, in, p, openOnly)
+	if nw := noWorker(wctx, err); nw != nil && ctx.Err() == nil {
+		return out, nw
+	}
+	return out, err
+}
+
+func queryServed[In, Out any](ctx context.Context, h *Handle, runID string, q signals.Query[In, Out], in In, p patience, openOnly bool) (Out, error) {
 	var out Out
 	deadline := time.Now().Add(queryNotReadyWait)
+	reject := enumspb.QUERY_REJECT_CONDITION_NONE
+	if openOnly {
+		reject = enumspb.QUERY_REJECT_CONDITION_NOT_OPEN
+	}
 	for pause := minPoll; ; pause = min(2*pause, maxPoll) {
-		v, err := h.c.QueryWorkflow(ctx, h.ID, runID, q.Name, in)
-		if err == nil {
-			err = v.Get(&out)
+		resp, err := h.c.QueryWorkflowWithOptions(ctx, &client.QueryWorkflowWithOptionsRequest{
+			WorkflowID: h.ID, RunID: runID, QueryType: q.Name, Args: []any{in}, QueryRejectCondition: reject,
+		})
+		switch {
+		case err == nil && resp.QueryRejected != nil:
+			return out, h.closedErr(ctx, runID, resp.QueryRejected.GetStatus())
+		case err == nil:
+			err = resp.QueryResult.Get(&out)
 		}
 		if err == nil {
 			return out, nil
@@ -372,7 +410,8 @@ func notReady(ctx context.Context, err error, name string) bool {
 }
 
 // closedRun reports a run that closed without answering queries (its
-// workflow failed before registering them) as ErrClosed; nil otherwise.
+// workflow failed before registering them) as a *ClosedError; nil
+// otherwise.
 func (h *Handle) closedRun(ctx context.Context, runID string, err error) error {
 	var qf *serviceerror.QueryFailed
 	if !errors.As(err, &qf) {
@@ -386,26 +425,12 @@ func (h *Handle) closedRun(ctx context.Context, runID string, err error) error {
 	if st == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 		return nil
 	}
-	return fmt.Errorf("%w: %s is %s", ErrClosed, h.ID, h.closure(ctx, runID, st))
-}
-
-// closure says how a closed run ended: its status and, for a failed run,
-// its failure's message (an agent that cannot start says why, e.g. MCP
-// server "x" is not configured on this worker).
-func (h *Handle) closure(ctx context.Context, runID string, st enumspb.WorkflowExecutionStatus) string {
-	if st != enumspb.WORKFLOW_EXECUTION_STATUS_FAILED {
-		return st.String()
-	}
-	var app *temporal.ApplicationError
-	if err := h.c.GetWorkflow(ctx, h.ID, runID).Get(ctx, nil); errors.As(err, &app) && app.Message() != "" {
-		return st.String() + ": " + app.Message()
-	}
-	return st.String()
+	return h.closedErr(ctx, runID, st)
 }
 
 // mapErr turns Temporal errors into this package's typed errors: a missing
-// workflow is ErrNotFound, a closed one ErrClosed, a validator's rejection
-// its sentinel.
+// workflow is ErrNotFound, a closed one a *ClosedError, a validator's
+// rejection its sentinel.
 func (h *Handle) mapErr(ctx context.Context, op string, err error) error {
 	if !isNotFound(err) {
 		return fmt.Errorf("%s agent %s: %w", op, h.ID, fromRejection(err))
@@ -415,12 +440,17 @@ func (h *Handle) mapErr(ctx context.Context, op string, err error) error {
 		return fmt.Errorf("%s: %w: %s", op, ErrNotFound, h.ID)
 	}
 	info := desc.GetWorkflowExecutionInfo()
-	return fmt.Errorf("%s: %w: %s is %s", op, ErrClosed, h.ID, h.closure(ctx, info.GetExecution().GetRunId(), info.GetStatus()))
+	return fmt.Errorf("%s: %w", op, h.closedErr(ctx, info.GetExecution().GetRunId(), info.GetStatus()))
 }
 
 // RunMaintenance runs a maintenance task (signals.TaskCompact) in the
 // agent's next true idle phase and returns when it is done (seed 003's
-// runMaintenance). A message arriving meanwhile waits for it.
+// runMaintenance). A message arriving meanwhile waits for it. Transient
+// server failures are retried under one request ID, as for an
+// acknowledged message; a *DeliveryUnknownError says when the deadline
+// ended first.
 func (h *Handle) RunMaintenance(ctx context.Context, task signals.MaintenanceTask) (signals.Maintained, error) {
-	return update(ctx, h, signals.MaintainUpdate, "", signals.Maintain{Task: task})
+	return deliver(ctx, h, request[signals.Maintain, signals.Maintained]{
+		u: signals.MaintainUpdate, id: "maintain-" + newID(), in: signals.Maintain{Task: task},
+	})
 }

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -18,15 +19,25 @@ import (
 // child's options are the agent's, shaped by args (never more tools than
 // the agent's), and each turn it settles arrives in the agent's inbox as a
 // message from it (on args.List, next-turn by default). It returns the
-// child's ID; Attach to it for its own log.
+// child's ID; Attach to it for its own log. Transient server failures are
+// retried under the spawn's ID, which the agent never takes twice; a
+// *DeliveryUnknownError says when the deadline ended first.
 func (h *Handle) Spawn(ctx context.Context, args signals.SpawnArgs) (string, error) {
 	sp := signals.Spawn{SpawnArgs: args, ID: NewMessageID()}
 	if err := signals.ValidateSpawnArgs(args, args.Tools); err != nil { // the agent checks the tools
 		return "", err
 	}
-	out, err := update(ctx, h, signals.SpawnUpdate, string(sp.ID), sp)
+	out, err := deliver(ctx, h, request[signals.Spawn, signals.Spawned]{u: signals.SpawnUpdate, id: string(sp.ID), in: sp})
+	if err == nil && out.ChildID == "" {
+		return "", fmt.Errorf("spawn agent %s: %w: the spawn %s was delivered, by an attempt whose answer was lost; "+
+			"the agent's log names the child (child/started)", h.ID, ErrChildUnknown, sp.ID)
+	}
 	return out.ChildID, err
 }
+
+// ErrChildUnknown: a spawn was delivered, but its answer, the child's ID,
+// was lost on the way (a retried attempt found it taken).
+var ErrChildUnknown = errors.New("child ID unknown")
 
 // Approve lets a tool call that waits for approval run. decider and reason
 // are recorded in the agent's log.
@@ -47,13 +58,15 @@ func (h *Handle) Answer(ctx context.Context, callID, decider, answer string) (si
 
 // decide sends a decision update. An unknown or already decided call, or a
 // disposed agent, is a typed error (signals.ErrNoSuchDecision,
-// signals.ErrDisposed).
+// signals.ErrDisposed). Transient server failures are retried under the
+// decision's ID, which the agent never takes twice; a
+// *DeliveryUnknownError says when the deadline ended first.
 func (h *Handle) decide(ctx context.Context, u signals.Update[signals.Decision, signals.Decided], callID, decider, text string) (signals.Decided, error) {
 	d := signals.Decision{ID: NewMessageID(), CallID: callID, Decider: decider, Text: text}
 	if err := signals.ValidateDecision(d); err != nil {
 		return signals.Decided{}, err
 	}
-	return update(ctx, h, u, string(d.ID), d)
+	return deliver(ctx, h, request[signals.Decision, signals.Decided]{u: u, id: string(d.ID), in: d})
 }
 
 // Node is one agent of a tree: its summary, its usage, its children. Its

@@ -69,11 +69,11 @@ func TestResentMessageIDIsDeliveredOnce(t *testing.T) {
 	_, err = h.Followup(ctx, "/say one", id, ack)
 	require.ErrorIs(t, err, signals.ErrDuplicateID)
 
-	// Update first: Temporal answers the repeated update ID with the first ack.
+	// Update first: the resend is already delivered, with the first ack.
 	first, err := h.Followup(ctx, "/say two", agent.WithMessageID("order-2"), ack)
 	require.NoError(t, err)
 	again, err := h.Followup(ctx, "/say two", agent.WithMessageID("order-2"), ack)
-	require.NoError(t, err)
+	require.ErrorIs(t, err, agent.ErrAlreadyDelivered)
 	require.Equal(t, first, again, "the first delivery's ack")
 	_, err = h.Followup(ctx, "/say two", agent.WithMessageID("order-2"))
 	require.NoError(t, err)

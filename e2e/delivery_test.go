@@ -107,7 +107,7 @@ func TestAnAcknowledgedSendThatOutlivesItsDeadlineSaysDeliveryIsUnknown(t *testi
 	plain, err := e.agents.Attach(ctx, "unknown")
 	require.NoError(t, err)
 	_, err = plain.Followup(ctx, "/say maybe", agent.WithMessageID("m-2"), agent.Acknowledged())
-	require.NoError(t, err)
+	require.ErrorIs(t, err, agent.ErrAlreadyDelivered, "the server performed the attempts")
 	idleAcrossRuns(ctx, t, plain)
 	require.Equal(t, 1, inserted(t, plain)["m-2"], "delivered once across all the attempts")
 }

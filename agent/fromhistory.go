@@ -1,0 +1,85 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/projection"
+	"github.com/tetherdev/tether/signals"
+)
+
+// status asks the latest run's status query, p as queryRun. A run that has
+// closed is not asked first: its status query would answer from its last
+// state, which says nothing of how it ended (a terminated agent would read
+// running, in turn), so its close status wins (ended).
+func (h *Handle) status(ctx context.Context, p patience) (signals.StatusView, error) {
+	st, err := queryRun(ctx, h, "", signals.StatusQuery, struct{}{}, p, true)
+	var closed *ClosedError
+	if !errors.As(err, &closed) {
+		return st, err
+	}
+	if st, err = query(ctx, h, signals.StatusQuery, struct{}{}); err != nil {
+		return signals.StatusView{}, closed
+	}
+	return ended(st, closed)
+}
+
+// ended is the last state of an agent that closed: a disposed one as it
+// was, any other with nothing in flight and its *ClosedError.
+func ended(st signals.StatusView, closed *ClosedError) (signals.StatusView, error) {
+	if closed.disposed() && st.Disposed {
+		return st, nil
+	}
+	st.Status, st.InTurn, st.Due = eventlog.StatusIdle, false, false
+	st.Pending, st.Waits = nil, nil
+	return st, closed
+}
+
+// attrStatus is the status the agent's search attributes hold (status and
+// turn), read when no worker answers its status query, beside nw.
+func (h *Handle) attrStatus(ctx context.Context, nw *NoWorkerError) (signals.StatusView, error) {
+	desc, err := h.c.DescribeWorkflowExecution(ctx, h.ID, "")
+	if err != nil {
+		return signals.StatusView{}, nw
+	}
+	s := summary(desc.GetWorkflowExecutionInfo())
+	from := *nw
+	from.FromHistory = true
+	return signals.StatusView{Status: eventlog.Status(s.Status), Turn: s.Turn, InTurn: s.Status == string(eventlog.StatusRunning)}, &from
+}
+
+// readLog reads the log from `from` on by the log query or, when no worker
+// answers it, from the agent's history (historyLog).
+func (h *Handle) readLog(ctx context.Context, from int64) ([]eventlog.Envelope, error) {
+	log, err := h.logOf(ctx, "", from)
+	var nw *NoWorkerError
+	if !errors.As(err, &nw) {
+		return log, err
+	}
+	return h.historyLog(ctx, from, nw)
+}
+
+// historyLog projects the log from `from` on from the histories of the
+// agent's chain of runs (package projection), beside nw with FromHistory
+// set: the log as far as the workflow tasks completed so far wrote it.
+func (h *Handle) historyLog(ctx context.Context, from int64, nw *NoWorkerError) ([]eventlog.Envelope, error) {
+	runs, err := projection.FetchChain(ctx, h.c, h.ID)
+	if err != nil {
+		return nil, fmt.Errorf("%w; read its history: %w", nw, err)
+	}
+	log, err := projection.Using(h.dc).FromChain(runs...)
+	if err != nil {
+		return nil, fmt.Errorf("%w; project its history: %w", nw, err)
+	}
+	out := log[:0]
+	for _, env := range log {
+		if env.Seq >= from {
+			out = append(out, env)
+		}
+	}
+	read := *nw
+	read.FromHistory = true
+	return out, &read
+}

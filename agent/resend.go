@@ -1,0 +1,94 @@
+package agent
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/signals"
+)
+
+// ErrAlreadyDelivered answers an acknowledged message sent again under a
+// message ID the agent already accepted with the same content: it was
+// delivered once, by the first send, and is not delivered again. It is not
+// a failure: the caller's message is in the agent's log.
+var ErrAlreadyDelivered = errors.New("already delivered")
+
+// AlreadyDeliveredError is the answer to an acknowledged message the
+// caller sent again (WithMessageID) after the agent accepted it: Ack is
+// the first delivery's, Seq -1 when it is not known (the first copy came
+// as a signal, or in an earlier run of the agent). It matches
+// ErrAlreadyDelivered and signals.ErrDuplicateID, which callers already
+// treat as success. The same ID with other content is refused instead,
+// with signals.ErrReusedID.
+type AlreadyDeliveredError struct {
+	Ack signals.Ack
+}
+
+func (e *AlreadyDeliveredError) Error() string {
+	return fmt.Sprintf("%s: message %s was accepted before; not delivered again", ErrAlreadyDelivered, e.Ack.MessageID)
+}
+
+// Is matches ErrAlreadyDelivered and signals.ErrDuplicateID.
+func (e *AlreadyDeliveredError) Is(target error) bool {
+	return target == ErrAlreadyDelivered || target == signals.ErrDuplicateID
+}
+
+// resendCheckWait bounds the look for a first delivery of a message sent
+// under the caller's ID.
+const resendCheckWait = 5 * time.Second
+
+// deliverMessage sends message id with content as update u. A message
+// under an ID the caller chose may be a resend: Temporal would answer its
+// update ID with the first delivery's Ack, as for a first send, so the
+// agent's latest run is asked first whether it completed that update
+// (same ID, same content); a refusal as a duplicate (an earlier run, or a
+// signal, took it) is a resend as well. Both are an *AlreadyDeliveredError
+// beside the Ack. The update ID carries a digest of the content, so the
+// same ID with other content reaches the agent, which refuses it
+// (signals.ErrReusedID), instead of being answered with the first
+// message's Ack.
+func deliverMessage[In any](ctx context.Context, h *Handle, u signals.Update[In, signals.Ack], id eventlog.MessageID, content string, chosen bool, in In) (signals.Ack, error) {
+	r := request[In, signals.Ack]{u: u, id: messageUpdateID(id, content), in: in, message: id}
+	if chosen {
+		if ack, ok := h.completed(ctx, r.id); ok {
+			return ack, &AlreadyDeliveredError{Ack: ack}
+		}
+	}
+	ack, err := deliver(ctx, h, r)
+	switch {
+	case err == nil && ack.MessageID == "": // a retry's duplicate: an earlier attempt delivered it
+		return signals.Ack{MessageID: id, Seq: -1}, nil
+	case errors.Is(err, signals.ErrDuplicateID):
+		ack = signals.Ack{MessageID: id, Seq: -1}
+		return ack, &AlreadyDeliveredError{Ack: ack}
+	}
+	return ack, err
+}
+
+// messageUpdateID is the update ID of message id with content: the ID and
+// a digest of the content, so that Temporal's answer to a repeated update
+// ID is only ever the same message's.
+func messageUpdateID(id eventlog.MessageID, content string) string {
+	sum := sha256.Sum256([]byte(content))
+	return string(id) + "#" + hex.EncodeToString(sum[:8])
+}
+
+// completed reads the Ack of update id, when the agent's latest run
+// accepted it: a message already delivered. Any other answer (no such
+// update, a refusal, no answer within resendCheckWait) is false.
+func (h *Handle) completed(ctx context.Context, id string) (signals.Ack, bool) {
+	wctx, stop := h.needsWorker(ctx)
+	defer stop()
+	pctx, cancel := context.WithTimeout(wctx, resendCheckWait)
+	defer cancel()
+	var ack signals.Ack
+	err := h.c.GetWorkflowUpdateHandle(client.GetWorkflowUpdateHandleOptions{WorkflowID: h.ID, UpdateID: id}).Get(pctx, &ack)
+	return ack, err == nil && ack.MessageID != ""
+}
