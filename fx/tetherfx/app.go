@@ -26,14 +26,14 @@ import (
 
 // Worker returns the options of the worker process for cfg, logging to
 // logs: an embedded server with --dev or --demo, the demo runner with
-// --demo. fx's own log is kept for --verbose; a failure to start is
-// reported once, by Run. It sizes the process's agent cache (a setting of
+// --demo, which logs only errors unless --verbose. fx's own log is kept for
+// --verbose; a failure to start is reported once, by Run. It sizes the process's agent cache (a setting of
 // the process, not of the app) before returning.
 func Worker(cfg configfx.Config, logs io.Writer) fx.Option {
 	workerfx.SizeCache(cfg.CachedAgents) // before any worker, the embedded server's included
 	level := slog.LevelInfo
-	if cfg.Demo != "" {
-		level = slog.LevelWarn // the transcript is the demo's output
+	if cfg.Demo != "" && !cfg.Verbose {
+		level = slog.LevelError // the transcript is the demo's output; --verbose keeps the log
 	}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: level}))
 	opts := []fx.Option{
