@@ -126,13 +126,16 @@ func compact(_ Starter, args []string) (action, error) {
 }
 
 // printCompacted reports the context's estimated size before and after,
-// and says so when it did not shrink (too short to prune or summarise).
+// and says so when it did not shrink.
 func printCompacted(e env, m signals.Maintained) {
-	if m.After < m.Before {
+	switch {
+	case m.After < m.Before:
 		e.printf("compacted: ~%d → ~%d tokens\n", m.Before, m.After)
-		return
+	case m.After == m.Before:
+		e.printf("nothing compacted: the context stays ~%d tokens (too little to prune or summarise)\n", m.After)
+	default:
+		e.printf("the context did not shrink: ~%d → ~%d tokens\n", m.Before, m.After)
 	}
-	e.printf("nothing compacted: the context stays ~%d tokens (too little to prune or summarise)\n", m.After)
 }
 
 func cancel(_ Starter, args []string) (action, error) {
