@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/signals"
 )
 
 // An agent whose worker refuses its options fails in its first workflow
@@ -81,4 +82,25 @@ func TestFollowupReadsALongMessageFromAFileOrStandardInput(t *testing.T) {
 		}
 	}
 	require.Equal(t, []string{"/say hi", long, long + "again"}, got, "each message whole")
+}
+
+// A decision for a call that waits for none says so once.
+func TestDenyOfACallThatWaitsForNothingSaysSoOnce(t *testing.T) {
+	s := newServer(t)
+	ctx := ctxT(t, time.Minute)
+	s.must(ctx, "start", "--id", "d1", "--wait", "/say hi")
+	r := s.run(ctx, nil, "deny", "d1", "nosuchcall", "--reason", "no")
+	require.Equal(t, 1, r.code)
+	require.Equal(t, 1, strings.Count(r.err, "no tool call waits for that decision"), r.err)
+}
+
+func TestCompactSaysWhenTheContextDidNotShrink(t *testing.T) {
+	var out strings.Builder
+	e := env{s: Starter{Out: &out}}
+	printCompacted(e, signals.Maintained{Before: 900, After: 120})
+	printCompacted(e, signals.Maintained{Before: 48, After: 48})
+	printCompacted(e, signals.Maintained{Before: 48, After: 51})
+	require.Equal(t, "compacted: ~900 → ~120 tokens\n"+
+		"nothing compacted: the context stays ~48 tokens (too little to prune or summarise)\n"+
+		"the context did not shrink: ~48 → ~51 tokens\n", out.String())
 }
