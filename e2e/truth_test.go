@@ -214,3 +214,41 @@ func TestACallAskedAsItsWorkerStartsIsServed(t *testing.T) {
 	require.GreaterOrEqual(t, ack.Seq, int64(0), "delivered, at a known position")
 	require.Equal(t, 1, inserted(t, h)[ack.MessageID])
 }
+
+// Approve, Spawn and RunMaintenance are retried through a transient
+// failure under their one request ID, as an acknowledged message is:
+// whether the server performed the first attempt (its answer lost) or
+// never saw it, the caller gets a success and the agent takes the request
+// once. Without the retry the caller saw "Workflow Task in failed state".
+func TestRequestsAreRetriedThroughTransientFailuresAndTakenOnce(t *testing.T) {
+	e := newEnv(t)
+	e.startWorker(echoTool())
+	ctx := ctxT(t, 2*time.Minute)
+	for _, performed := range []bool{true, false} {
+		id := fmt.Sprintf("requests-%t", performed)
+		_, err := e.agents.Create(ctx, agent.CreateOptions{ID: id, Options: signals.AgentOptions{Tools: []string{"echo"},
+			Approval: &signals.ApprovalPolicy{Tools: []string{"echo"}}}, First: `/tool echo {"text":"ship"}`})
+		require.NoError(t, err)
+		h, err := e.agentsThrough(failUpdates(1, performed, failedTask)).Attach(ctx, id)
+		require.NoError(t, err)
+		call := waitPendingCall(ctx, t, h)
+		_, err = h.Approve(ctx, call, "ops", "fine")
+		require.NoError(t, err, "approve, performed %t", performed)
+		idleAcrossRuns(ctx, t, h)
+
+		h, err = e.agentsThrough(failUpdates(1, performed, failedTask)).Attach(ctx, id)
+		require.NoError(t, err)
+		child, err := h.Spawn(ctx, signals.SpawnArgs{Task: "/say child"})
+		require.NoError(t, err, "spawn, performed %t", performed)
+		require.NotEmpty(t, child)
+
+		h, err = e.agentsThrough(failUpdates(1, performed, failedTask)).Attach(ctx, id)
+		require.NoError(t, err)
+		_, err = h.RunMaintenance(ctx, signals.TaskCompact)
+		require.NoError(t, err, "compact, performed %t", performed)
+
+		evs := events(t, mustLog(t, h))
+		require.Len(t, ofType[eventlog.ToolResult](evs), 1, "the approved call ran once")
+		require.Len(t, ofType[eventlog.ChildStarted](evs), 1, "one child")
+	}
+}
