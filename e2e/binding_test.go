@@ -15,6 +15,7 @@ import (
 
 	"github.com/tetherdev/tether/agent"
 	"github.com/tetherdev/tether/codec"
+	"github.com/tetherdev/tether/eventlog"
 	"github.com/tetherdev/tether/projection"
 	"github.com/tetherdev/tether/signals"
 )
@@ -88,4 +89,36 @@ func updateInput(t *testing.T, history []*historypb.HistoryEvent, name string) *
 	}
 	t.Fatalf("no %s update in history", name)
 	return nil
+}
+
+// Binding follows the SDK's contexts across workflows: a child's input
+// (bound to the child), its result, and a detached child's reports (signals
+// bound to the parent) all reach the agent they are meant for.
+func TestBoundPayloadsCrossFromParentToChildAndBack(t *testing.T) {
+	ctx := ctxT(t, 2*time.Minute)
+	dir := t.TempDir()
+	require.NoError(t, os.Chmod(dir, 0o700))
+	w := startDevWorker(t, []string{"--dev", "--data-dir", dir, "--port", "0", "--ui-port", "0"},
+		map[string]string{codec.EnvKeys: codecKey(t, "k1")})
+	agents := agent.New(w.c, "", agent.WithDataConverter(w.dc))
+	first := spawnLine("/say the child's answer", "wait") + "\n" + spawnLine("/say a detached report", "detach")
+	h, err := agents.Create(ctx, agent.CreateOptions{ID: "bound-parent", Options: signals.AgentOptions{
+		Tools: []string{signals.SpawnTool}}, First: first})
+	require.NoError(t, err)
+	waitFor(t, time.Minute, "the child's result and the detached report", func() bool {
+		log, err := h.Log(ctx)
+		if err != nil {
+			return false
+		}
+		evs := events(t, log)
+		res := ofType[eventlog.ToolResult](evs)
+		return len(res) == 2 && len(ofType[eventlog.ChildSettled](evs)) == 2
+	})
+	log, err := h.Log(ctx)
+	require.NoError(t, err)
+	requireLogHolds(t, log, "the child's answer", "a detached report")
+	history, err := projection.Fetch(ctx, w.c, h.ID, "")
+	require.NoError(t, err)
+	started := history[0].GetWorkflowExecutionStartedEventAttributes().GetInput().GetPayloads()[0]
+	require.Equal(t, h.ID, string(started.GetMetadata()[codec.MetadataWorkflowID]), "the history is bound")
 }
