@@ -31,6 +31,21 @@ func (s *Server) done(w http.ResponseWriter, r *http.Request, id, what string, e
 	http.Redirect(w, r, "/agents/"+url.PathEscape(id)+"?done="+url.QueryEscape(what), http.StatusSeeOther)
 }
 
+// doneText is the banner an action's redirect shows for ?done=key: the key
+// of an action this console did, or nothing. The query's text is never
+// shown as it came, so a link cannot put words in the console's mouth.
+func doneText(key string) string {
+	_, message := messageKinds[key]
+	_, decision := decisions[key]
+	switch {
+	case message, decision:
+		return key
+	case key == "cancel", key == "dispose", key == "model", key == "start":
+		return key
+	}
+	return ""
+}
+
 // attach finds the agent an action is for: an agent that is closed, or
 // missing, fails with the client's typed error.
 func (s *Server) attach(ctx context.Context, r *http.Request) (*agent.Handle, error) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -16,8 +17,21 @@ import (
 	"github.com/tetherdev/tether/signals"
 )
 
+// operatorEnv is a console with the operator token whose pages the test
+// reads as the operator: a request with neither a session nor a bearer
+// header gets the bearer token (once a token is set, every page needs it).
 func operatorEnv(t *testing.T) *env {
-	return newEnv(t, envOptions{console: Options{Token: testToken}})
+	e := newEnv(t, envOptions{console: Options{Token: testToken}})
+	e.web.Close()
+	h := e.srv.Handler()
+	e.web = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") == "" && r.Header.Get("Cookie") == "" {
+			r.Header.Set("Authorization", "Bearer "+testToken)
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(e.web.Close)
+	return e
 }
 
 func TestMessagesAreAcknowledgedByTheWorkflowAndShownInTheInbox(t *testing.T) {
@@ -160,7 +174,7 @@ func TestDisposeEndsTheAgentAndLaterActionsSayItIsClosed(t *testing.T) {
 		require.Equal(t, http.StatusConflict, r.Status, path)
 		require.Equal(t, "closed", r.JSON(t)["code"], path)
 	}
-	require.Contains(t, e.get("/agents/done").Body, `<span class="chip closed" id="status-chip">closed</span>`)
+	require.Contains(t, e.get("/agents/done").Body, `<span class="chip closed disposed" id="status-chip">disposed</span>`)
 }
 
 func TestStartFormCreatesAnAgentAndOpensItsPage(t *testing.T) {

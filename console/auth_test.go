@@ -45,8 +45,8 @@ func TestActionsNeedTheOperatorToken(t *testing.T) {
 	require.Equal(t, http.StatusNotFound, r.Status, "the right one gets through to the agent lookup")
 
 	page := e.get("/agents")
-	require.Contains(t, page.Body, `id="login-link"`)
-	require.NotContains(t, page.Body, `id="new-agent"`)
+	require.Equal(t, http.StatusSeeOther, page.Status, "with a token, even the list needs a login")
+	require.Equal(t, "/login?next=%2Fagents", page.Header.Get("Location"))
 }
 
 func TestLoginSetsAStrictHttpOnlyCookieAndActionsAlsoNeedItsCSRFToken(t *testing.T) {
@@ -59,7 +59,7 @@ func TestLoginSetsAStrictHttpOnlyCookieAndActionsAlsoNeedItsCSRFToken(t *testing
 
 	r = e.do(http.MethodPost, "/login", url.Values{"token": {testToken}, "next": {"//evil.example/x"}}, nil, nil)
 	require.Equal(t, http.StatusSeeOther, r.Status)
-	require.Equal(t, "/agents", r.Header.Get("Location"), "no redirect off the site")
+	require.Equal(t, "/", r.Header.Get("Location"), "no redirect off the site")
 	cookie := r.Header.Get("Set-Cookie")
 	for _, attr := range []string{"tether_console=", "HttpOnly", "SameSite=Strict", "Path=/"} {
 		require.Contains(t, cookie, attr)
@@ -90,8 +90,22 @@ func TestLoginSetsAStrictHttpOnlyCookieAndActionsAlsoNeedItsCSRFToken(t *testing
 	require.Equal(t, http.StatusUnauthorized, r.Status, "logged out")
 }
 
-func TestBeyondLoopbackEveryPageNeedsTheToken(t *testing.T) {
-	e := newEnv(t, envOptions{noWorker: true, console: Options{Token: testToken, LoginToRead: true}})
+func TestLogoutEndsTheSessionOnTheServerSoACopiedCookieStopsWorking(t *testing.T) {
+	e := newEnv(t, envOptions{noWorker: true, console: Options{Token: testToken}})
+	r := e.do(http.MethodPost, "/login", url.Values{"token": {testToken}}, nil, nil)
+	require.Equal(t, http.StatusSeeOther, r.Status)
+	cookie := strings.SplitN(r.Header.Get("Set-Cookie"), ";", 2)[0]
+	withCookie := map[string]string{"Cookie": cookie}
+	require.Equal(t, http.StatusOK, e.do(http.MethodGet, "/agents", nil, withCookie, nil).Status)
+
+	require.Equal(t, http.StatusSeeOther, e.do(http.MethodPost, "/logout", url.Values{}, withCookie, nil).Status)
+	r = e.do(http.MethodGet, "/agents", nil, withCookie, nil)
+	require.Equal(t, http.StatusSeeOther, r.Status, "the copied cookie no longer reads")
+	require.True(t, strings.HasPrefix(r.Header.Get("Location"), "/login"))
+}
+
+func TestOnceATokenIsSetEveryPageNeedsItOnLoopbackToo(t *testing.T) {
+	e := newEnv(t, envOptions{noWorker: true, console: Options{Token: testToken}})
 	r := e.get("/agents?status=idle")
 	require.Equal(t, http.StatusSeeOther, r.Status)
 	require.Equal(t, "/login?next=%2Fagents%3Fstatus%3Didle", r.Header.Get("Location"))
@@ -113,6 +127,10 @@ func TestAConsoleRefusesAGuessableTokenAndAnOpenPublicAddress(t *testing.T) {
 	e := newEnv(t, envOptions{noWorker: true})
 	_, err = New(Options{Client: e.c, Token: "short"})
 	require.ErrorIs(t, err, ErrShortToken)
+	for _, blank := range []string{strings.Repeat(" ", 16), strings.Repeat("\t", 20), " \n \r \t \v \f           "} {
+		_, err = New(Options{Client: e.c, Token: blank})
+		require.ErrorIs(t, err, ErrBlankToken, "%q", blank)
+	}
 	_, err = New(Options{Client: e.c, LoginToRead: true})
 	require.ErrorContains(t, err, EnvToken)
 
@@ -140,16 +158,95 @@ func TestPagesForbidInlineScriptsAndFraming(t *testing.T) {
 	require.Equal(t, "DENY", r.Header.Get("X-Frame-Options"))
 }
 
-func TestASessionEndsAfterTwelveHoursOrWhenTheConsoleRestarts(t *testing.T) {
+func TestASessionEndsAfterEightHoursAnHourUnusedOrWhenTheConsoleRestarts(t *testing.T) {
 	a, err := newAuth(testToken, false)
 	require.NoError(t, err)
 	now := time.Now()
 	s := a.newSession(now)
-	require.True(t, a.validSession(s, now.Add(sessionTTL-time.Minute)))
-	require.False(t, a.validSession(s, now.Add(sessionTTL)), "expired")
+	for at := time.Duration(0); at < sessionTTL; at += sessionIdle - time.Minute {
+		require.True(t, a.validSession(s, now.Add(at)), "used within the hour, it lasts: %s", at)
+	}
+	require.False(t, a.validSession(s, now.Add(sessionTTL)), "expired however used")
+
+	idle := a.newSession(now)
+	require.False(t, a.validSession(idle, now.Add(sessionIdle)), "an hour unused ends it")
+	require.False(t, a.validSession(idle, now), "and it stays ended")
+
+	fresh := a.newSession(now)
 	restarted, err := newAuth(testToken, false)
 	require.NoError(t, err)
-	require.False(t, restarted.validSession(s, now), "a new process draws a new key")
-	require.False(t, a.validSession(strings.Replace(s, ".", ".x", 1), now), "tampered")
-	require.Equal(t, 12*time.Hour, sessionTTL)
+	require.False(t, restarted.validSession(fresh, now), "a new process knows no session")
+	require.False(t, a.validSession(fresh+"x", now), "tampered")
+	require.Equal(t, 8*time.Hour, sessionTTL)
+}
+
+func TestWrongTokensFromOneAddressAreRateLimitedWithRetryAfter(t *testing.T) {
+	e := newEnv(t, envOptions{noWorker: true, console: Options{Token: testToken}})
+	clock := time.Now()
+	e.srv.auth.now = func() time.Time { return clock }
+	for i := range loginBurst {
+		r := e.do(http.MethodPost, "/login", url.Values{"token": {"guess"}}, nil, nil)
+		require.Equal(t, http.StatusUnauthorized, r.Status, "guess %d", i)
+	}
+	r := e.do(http.MethodPost, "/login", url.Values{"token": {testToken}}, nil, nil)
+	require.Equal(t, http.StatusTooManyRequests, r.Status, "even the right token waits: a guesser learns nothing")
+	require.Equal(t, "20", r.Header.Get("Retry-After"))
+	require.Empty(t, r.Header.Values("Set-Cookie"))
+	r = e.do(http.MethodGet, "/agents", nil, map[string]string{"Authorization": "Bearer guess", "Accept": "application/json"}, nil)
+	require.Equal(t, http.StatusTooManyRequests, r.Status, "a bearer header is limited as well")
+	require.Equal(t, "too_many", r.JSON(t)["code"])
+
+	clock = clock.Add(loginRefill)
+	r = e.do(http.MethodPost, "/login", url.Values{"token": {testToken}}, nil, nil)
+	require.Equal(t, http.StatusSeeOther, r.Status, "after the wait, one more try")
+}
+
+func TestLoginRedirectsOnlyToThisSitesPaths(t *testing.T) {
+	e := newEnv(t, envOptions{noWorker: true, console: Options{Token: testToken}})
+	for next, want := range map[string]string{
+		"/agents/a1?all=1":     "/agents/a1?all=1",
+		"/\t/evil.example":     "/",
+		"/\n/evil.example":     "/",
+		"/ /evil.example":      "/",
+		"//evil.example":       "/",
+		"/\\evil.example":      "/",
+		"/agents\\..\\x":       "/",
+		"https://evil.example": "/",
+		"evil.example":         "/",
+		"":                     "/",
+		"/%2F/evil.example":    "/", // decoded, it starts with two slashes
+	} {
+		r := e.do(http.MethodPost, "/login", url.Values{"token": {testToken}, "next": {next}}, nil, nil)
+		require.Equal(t, http.StatusSeeOther, r.Status, "%q", next)
+		require.Equal(t, want, r.Header.Get("Location"), "%q", next)
+	}
+	page := e.get("/login?next=/%09/evil.example")
+	require.Contains(t, page.Body, `name="next" value="/"`)
+}
+
+func TestAMalformedAgentIDIsABadRequestWithAPlainSentence(t *testing.T) {
+	e := newEnv(t, envOptions{noWorker: true})
+	for _, path := range []string{"/agents/%00", "/agents/a%01b", "/agents/%ff%fe", "/agents/" + strings.Repeat("x", 1001), "/agents/%00/events"} {
+		r := e.get(path)
+		require.Equal(t, http.StatusBadRequest, r.Status, path)
+		require.Contains(t, r.Body, "that is not an agent ID", path)
+	}
+	r := e.do(http.MethodPost, "/agents/%00/cancel", url.Values{}, map[string]string{"Accept": "application/json"}, nil)
+	require.Equal(t, http.StatusBadRequest, r.Status)
+	require.Equal(t, "bad_id", r.JSON(t)["code"])
+}
+
+func TestATemporalFailureShowsNoServiceText(t *testing.T) {
+	e := newEnv(t, envOptions{noWorker: true})
+	e.ts.Stop()
+	r := e.do(http.MethodGet, "/agents/a1", nil, map[string]string{"Accept": "application/json"}, nil)
+	require.Equal(t, http.StatusBadGateway, r.Status)
+	require.Equal(t, errTemporal.Error(), r.JSON(t)["error"])
+}
+
+func TestTheDoneBannerShowsOnlyActionsTheConsoleDid(t *testing.T) {
+	for key, want := range map[string]string{"cancel": "cancel", "followup": "followup", "approve": "approve", "start": "start",
+		"Your token was rotated: log in at evil.example": "", "<b>": ""} {
+		require.Equal(t, want, doneText(key), key)
+	}
 }

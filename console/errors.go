@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/tetherdev/tether/agent"
 	"github.com/tetherdev/tether/signals"
@@ -37,11 +40,45 @@ var errorKinds = []struct {
 	{errCSRF, http.StatusForbidden, "csrf"},
 	{errCrossOrigin, http.StatusForbidden, "cross_origin"},
 	{errBadInput, http.StatusBadRequest, "bad_input"},
+	{errBadID, http.StatusBadRequest, "bad_id"},
+	{errTooMany, http.StatusTooManyRequests, "too_many"},
 	{context.DeadlineExceeded, http.StatusGatewayTimeout, "timeout"},
 }
 
 // errBadInput marks a form or filter the console itself refuses.
 var errBadInput = errors.New("bad input")
+
+// errBadID answers a path naming no possible agent.
+var errBadID = errors.New("that is not an agent ID: agent IDs are valid UTF-8 without control characters, at most 1000 bytes")
+
+// errTemporal is what a page says of a Temporal failure the console cannot
+// name: the service's own text (addresses, internal detail) goes to the
+// console's log only.
+var errTemporal = errors.New("the Temporal service failed to answer; the console's log has the detail")
+
+// validID reports whether id could name an agent (a Temporal workflow ID
+// Tether would start): anything else is refused before Temporal sees it.
+func validID(id string) bool {
+	if id == "" || len(id) > maxIDBytes || !utf8.ValidString(id) {
+		return false
+	}
+	return strings.IndexFunc(id, unicode.IsControl) < 0
+}
+
+// maxIDBytes is the Temporal server's default workflow ID limit.
+const maxIDBytes = 1000
+
+// checkedID wraps a handler of /agents/{id}…: a malformed ID is a 400 with
+// a plain sentence, never Temporal's error.
+func (s *Server) checkedID(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !validID(r.PathValue("id")) {
+			s.fail(w, r, http.StatusBadRequest, errBadID)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
 
 // classify returns the status and code of err; unknown errors are the
 // Temporal service's, answered 502.
@@ -78,6 +115,9 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, status int, err er
 	}
 	if status >= 500 {
 		s.o.Logger.Warn("Console request failed", "path", r.URL.Path, "status", status, "error", err)
+	}
+	if code == "temporal" {
+		err = errTemporal
 	}
 	if wantsJSON(r) || r.Header.Get("Accept") == "text/event-stream" {
 		writeJSON(w, status, apiError{Error: err.Error(), Code: code})

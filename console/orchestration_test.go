@@ -92,7 +92,8 @@ func TestAnApprovalCardShowsTheToolItsArgumentsAndTheWaitAndApprovingRunsTheCall
 	require.Contains(t, card, `<pre class="args" aria-label="arguments">{&#34;text&#34;:&#34;send it&#34;}</pre>`)
 	require.Contains(t, card, `data-since="`+p.Since.UTC().Format(time.RFC3339)+`"`, "the card says since when it waits")
 	require.Contains(t, card, "waiting <time")
-	require.NotContains(t, card, "<form", "a reader without a session gets no decision form")
+	anon := e.do(http.MethodGet, "/agents/asks", nil, map[string]string{"Authorization": "Bearer not-the-token"}, nil)
+	require.Equal(t, http.StatusSeeOther, anon.Status, "a reader without the token or a session is sent to log in")
 
 	r := e.act("/agents/asks/approve", url.Values{"call_id": {p.CallID}, "text": {"looks right"}})
 	require.Equal(t, http.StatusOK, r.Status, r.Body)

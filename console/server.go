@@ -1,12 +1,14 @@
 package console
 
 import (
+	"crypto/tls"
 	"embed"
 	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -33,11 +35,16 @@ type Options struct {
 	// (agent.WithoutSearchAttributes); the list then finds none.
 	NoSearchAttributes bool
 	// Token is the operator token; empty makes the console read-only. It
-	// must be at least MinTokenBytes long.
+	// must be at least MinTokenBytes long and not only whitespace. Set,
+	// every page needs a login (or the token as a bearer header), on
+	// loopback too.
 	Token string
 	// LoginToRead makes every page need the token; required when the
-	// console listens beyond loopback (see Listen).
+	// console listens beyond loopback (see CheckAddr). A token implies it.
 	LoginToRead bool
+	// TLS, when set, serves HTTPS (Serve) and marks cookies Secure. Serve
+	// refuses plain HTTP beyond loopback.
+	TLS *tls.Config
 	// TemporalUI, when set, is the Temporal Web UI's base URL, linked from
 	// each agent for its workflow view.
 	TemporalUI string
@@ -62,6 +69,9 @@ const (
 // ErrShortToken refuses a guessable operator token.
 var ErrShortToken = fmt.Errorf("console token must be at least %d bytes", MinTokenBytes)
 
+// ErrBlankToken refuses an operator token of only whitespace.
+var ErrBlankToken = errors.New("console token is only whitespace")
+
 // Server is a console. Close it to stop its live feeds.
 type Server struct {
 	o      Options
@@ -77,6 +87,9 @@ type Server struct {
 func New(o Options) (*Server, error) {
 	if o.Client == nil {
 		return nil, errors.New("console: a Temporal client is required")
+	}
+	if o.Token != "" && strings.TrimSpace(o.Token) == "" {
+		return nil, ErrBlankToken
 	}
 	if o.Token != "" && len(o.Token) < MinTokenBytes {
 		return nil, ErrShortToken
@@ -142,14 +155,15 @@ func (s *Server) routes() {
 	m.HandleFunc("POST /logout", s.logout)
 	m.Handle("GET /agents", s.reader(s.list))
 	m.Handle("POST /agents", s.operator(s.create))
-	m.Handle("GET /agents/{id}", s.reader(s.agentPage))
-	m.Handle("GET /agents/{id}/events", s.reader(s.events))
-	m.Handle("POST /agents/{id}/message", s.operator(s.message))
-	m.Handle("POST /agents/{id}/cancel", s.operator(s.cancel))
-	m.Handle("POST /agents/{id}/dispose", s.operator(s.dispose))
-	m.Handle("POST /agents/{id}/model", s.operator(s.selectModel))
+	agentRoute := func(pattern string, h http.Handler) { m.Handle(pattern, s.checkedID(h)) }
+	agentRoute("GET /agents/{id}", s.reader(s.agentPage))
+	agentRoute("GET /agents/{id}/events", s.reader(s.events))
+	agentRoute("POST /agents/{id}/message", s.operator(s.message))
+	agentRoute("POST /agents/{id}/cancel", s.operator(s.cancel))
+	agentRoute("POST /agents/{id}/dispose", s.operator(s.dispose))
+	agentRoute("POST /agents/{id}/model", s.operator(s.selectModel))
 	for what := range decisions {
-		m.Handle("POST /agents/{id}/"+what, s.operator(s.decide(what)))
+		agentRoute("POST /agents/{id}/"+what, s.operator(s.decide(what)))
 	}
 	s.mux = m
 }
