@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/sdk/client"
 
 	"github.com/tetherdev/tether/eventlog"
 	"github.com/tetherdev/tether/signals"
@@ -176,28 +175,22 @@ func (r *Client) fill(ctx context.Context, nodes []*Node) {
 	wg.Wait()
 }
 
-// fillNode asks n's latest run for its status, refused by the server when
-// the run has closed: n is then closed, with how it ended, and its last
-// turn and usage come from the status query asked again without the
-// condition.
+// fillNode asks n's latest run for its status, not asked when the run
+// has closed: n is then closed, with how it ended, and its last turn and
+// usage come from the status query asked again without the condition. A
+// node no worker answers for within a few seconds keeps what visibility
+// recorded.
 func (r *Client) fillNode(ctx context.Context, n *Node) {
-	resp, err := r.c.QueryWorkflowWithOptions(ctx, &client.QueryWorkflowWithOptionsRequest{
-		WorkflowID: n.ID, QueryType: signals.StatusQuery.Name, Args: []any{struct{}{}},
-		QueryRejectCondition: enumspb.QUERY_REJECT_CONDITION_NOT_OPEN,
-	})
-	var st signals.StatusView
+	h := r.handle(n.ID, "")
+	st, err := queryRun(ctx, h, "", signals.StatusQuery, struct{}{}, notReadyOnly, true)
+	var closed *ClosedError
 	switch {
-	case err == nil && resp.QueryRejected != nil:
-		n.Status = closedStatus(endedAs(resp.QueryRejected.GetStatus()))
-		if st, err := r.handle(n.ID, "").Status(ctx); err == nil {
+	case errors.As(err, &closed):
+		n.Status = closedStatus(closed.How)
+		if st, err := query(ctx, h, signals.StatusQuery, struct{}{}); err == nil {
 			n.Usage, n.Turn = st.Usage, st.Turn
 		}
-		return
-	case err == nil && resp.QueryResult.Get(&st) == nil:
-	default: // not ready yet, say: the status query is patient
-		if st, err = r.handle(n.ID, "").Status(ctx); err != nil {
-			return
-		}
+	case err == nil:
+		n.Usage, n.Status, n.Turn = st.Usage, string(st.Status), st.Turn
 	}
-	n.Usage, n.Status, n.Turn = st.Usage, string(st.Status), st.Turn
 }

@@ -88,6 +88,12 @@ func TestWithNoWorkerOnItsQueueEveryCallSaysSoWithinSeconds(t *testing.T) {
 	took, err = timed(func() error { _, err := h.Log(ctx); return err })
 	require.True(t, requireNoWorker(t, "log", err, took, "typo", queue).FromHistory)
 
+	var tree *agent.Node
+	took, err = timed(func() (err error) { tree, err = e.agents.Tree(ctx, "typo"); return err })
+	require.NoError(t, err)
+	require.Less(t, took, noWorkerWithin, "tree")
+	require.Equal(t, "idle", tree.Status, "as visibility recorded it")
+
 	took, err = timed(func() error { return h.Dispose(ctx, "bye") })
 	requireNoWorker(t, "dispose", err, took, "typo", queue)
 	require.Contains(t, err.Error(), "the dispose is recorded")
