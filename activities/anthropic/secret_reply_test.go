@@ -138,3 +138,54 @@ func TestStreamReplyNeverContainsAPIKey(t *testing.T) {
 		})
 	}
 }
+
+// splitDeltas is a Messages stream whose text is text, one delta of size
+// bytes at a time.
+func splitDeltas(text string, size int) string {
+	var b strings.Builder
+	b.WriteString(`event: message_start
+data: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-x","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}}
+
+event: content_block_start
+data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}
+
+`)
+	for i := 0; i < len(text); i += size {
+		delta, _ := json.Marshal(text[i:min(i+size, len(text))])
+		fmt.Fprintf(&b, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":%s}}\n\n", delta)
+	}
+	b.WriteString(`event: content_block_stop
+data: {"type":"content_block_stop","index":0}
+
+event: message_delta
+data: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":9}}
+
+event: message_stop
+data: {"type":"message_stop"}
+
+`)
+	return b.String()
+}
+
+// Issue 20: a model streams a key it echoes as many small deltas; no live
+// chunk, and no run of them, spells it.
+func TestStreamChunksNeverSpellAnAPIKeySplitAcrossDeltas(t *testing.T) {
+	for _, size := range []int{1, 3, 4, 7} {
+		t.Run(fmt.Sprint(size), func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+				_, _ = io.Copy(io.Discard, req.Body)
+				w.Header().Set("Content-Type", "text/event-stream")
+				_, _ = io.WriteString(w, splitDeltas("Your key is "+req.Header.Get("X-Api-Key")+", keep it safe.", size))
+			}))
+			t.Cleanup(srv.Close)
+			p := newProvider(t, anthropic.Config{BaseURL: srv.URL, APIKey: secretKey, DefaultModel: "m"})
+			var live strings.Builder
+
+			out, err := p.Stream(context.Background(), hello, func(c llm.Chunk) { live.WriteString(c.Text) })
+
+			require.NoError(t, err)
+			require.Equal(t, "Your key is [redacted], keep it safe.", live.String())
+			require.Equal(t, live.String(), out.Text)
+		})
+	}
+}

@@ -25,7 +25,8 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request, emit func(llm.Ch
 	if emit == nil {
 		emit = func(llm.Chunk) {}
 	}
-	emit = p.scrubber.Emit(emit)
+	emit, flush := p.scrubber.Stream(emit) // no chunk spells the key, even split
+	defer flush()
 	var raw *http.Response
 	stream := p.messages.NewStreaming(ctx, params, option.WithResponseInto(&raw))
 	defer stream.Close()

@@ -31,8 +31,10 @@ const minEncoded = 8
 // run of units that spells the key: so a key with any of its characters
 // escaped any of these ways, in any case, is found too.
 type Scrubber struct {
-	r      *strings.Replacer
-	folded string // the secret in lower case, for the second pass; "" when too short
+	r       *strings.Replacer
+	forms   []string // the first pass's forms, longest first
+	longest int      // the longest form's length
+	folded  string   // the secret in lower case, for the second pass; "" when too short
 }
 
 // NewScrubber scrubs secret.
@@ -48,7 +50,7 @@ func NewScrubber(secret string) Scrubber {
 	for _, f := range forms {
 		pairs = append(pairs, f, Redacted)
 	}
-	s := Scrubber{r: strings.NewReplacer(pairs...)}
+	s := Scrubber{r: strings.NewReplacer(pairs...), forms: forms, longest: len(forms[0])}
 	if len(secret) >= minEncoded {
 		s.folded = foldASCII(secret)
 	}

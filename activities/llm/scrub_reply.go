@@ -37,26 +37,6 @@ func (s Scrubber) Reply(m eventlog.AssistantMessage, err error) (eventlog.Assist
 	return s.Message(m), err
 }
 
-// Chunk returns c without the secret. A key split across two chunks is not
-// found this way; chunks only reach live subscribers, never history, whose
-// message Message scrubs whole.
-func (s Scrubber) Chunk(c Chunk) Chunk {
-	if s.r == nil {
-		return c
-	}
-	c.Text, c.Reasoning, c.Arguments = s.String(c.Text), s.String(c.Reasoning), s.String(c.Arguments)
-	c.ToolID, c.ToolName = s.String(c.ToolID), s.String(c.ToolName)
-	return c
-}
-
-// Emit wraps emit so every chunk is scrubbed first; nil stays nil.
-func (s Scrubber) Emit(emit func(Chunk)) func(Chunk) {
-	if s.r == nil || emit == nil {
-		return emit
-	}
-	return func(c Chunk) { emit(s.Chunk(c)) }
-}
-
 // arguments scrubs tool call arguments as text, which keeps them byte for
 // byte where there is no secret, then each of their strings, keys and
 // values, as decoded: a string may spell the key with JSON escapes of its

@@ -140,3 +140,39 @@ func TestCompleteErrorsNeverContainAnEscapedAPIKey(t *testing.T) {
 		})
 	}
 }
+
+// splitDeltas is a completion stream whose content is text, one delta of
+// size bytes at a time.
+func splitDeltas(text string, size int) string {
+	var b strings.Builder
+	for i := 0; i < len(text); i += size {
+		delta, _ := json.Marshal(text[i:min(i+size, len(text))])
+		fmt.Fprintf(&b, "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":%s},\"finish_reason\":null}]}\n\n", delta)
+	}
+	b.WriteString("data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+	return b.String()
+}
+
+// Issue 20: a model streams a key it echoes as many small deltas; no live
+// chunk, and no run of them, spells it.
+func TestStreamChunksNeverSpellAnAPIKeySplitAcrossDeltas(t *testing.T) {
+	for _, size := range []int{1, 3, 4, 7} {
+		t.Run(fmt.Sprint(size), func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+				_, _ = io.Copy(io.Discard, req.Body)
+				w.Header().Set("Content-Type", "text/event-stream")
+				key := strings.TrimPrefix(req.Header.Get("Authorization"), "Bearer ")
+				_, _ = io.WriteString(w, splitDeltas("Your key is "+key+", keep it safe.", size))
+			}))
+			t.Cleanup(srv.Close)
+			p := newProvider(t, openai.Config{BaseURL: srv.URL + "/v1", APIKey: secretKey, DefaultModel: "m"})
+			var live strings.Builder
+
+			out, err := p.Stream(context.Background(), hello, func(c llm.Chunk) { live.WriteString(c.Text) })
+
+			require.NoError(t, err)
+			require.Equal(t, "Your key is [redacted], keep it safe.", live.String())
+			require.Equal(t, live.String(), out.Text)
+		})
+	}
+}

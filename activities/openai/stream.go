@@ -43,7 +43,8 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request, emit func(llm.Ch
 	if emit == nil {
 		emit = func(llm.Chunk) {}
 	}
-	emit = p.scrubber.Emit(emit)
+	emit, flush := p.scrubber.Stream(emit) // no chunk spells the key, even split
+	defer flush()
 	var a assembly
 	if err := p.read(ctx, events, &a, emit); err != nil {
 		return eventlog.AssistantMessage{}, err
