@@ -37,6 +37,10 @@ type statusView struct {
 	// Progress is what the agent's running tool calls last said of their
 	// progress; none when it could not be read.
 	Progress []agent.CallProgress
+	// Ending says how and why a closed agent ended; Last are its last log
+	// events, so a failed agent shows what it did before it failed.
+	Ending *ending
+	Last   []lastEvent
 }
 
 type agentView struct {
@@ -82,6 +86,9 @@ func (s *Server) agentPage(w http.ResponseWriter, r *http.Request) {
 		v.Status.Parent = snap.Options.Parent
 	}
 	v.Status.Tree = s.tree(r.Context(), id, tr.Children)
+	if snap.Closed {
+		v.Status.Ending, v.Status.Last = endingOf(snap.Ending, snap.Log), lastEvents(snap.Log)
+	}
 	if sess := s.session(r); sess.Operator && !snap.Closed {
 		v.Status.Forms, v.Status.CSRF = true, sess.CSRF
 	}

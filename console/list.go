@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	commonpb "go.temporal.io/api/common/v1"
@@ -14,6 +13,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/converter"
 
+	"github.com/tetherdev/tether/projection"
 	"github.com/tetherdev/tether/signals"
 )
 
@@ -23,8 +23,9 @@ const PageSize = 25
 // Row is one agent in the list, read from visibility alone.
 type Row struct {
 	ID, RunID string
-	Status    string // running, idle or closed
-	Execution string // Temporal's execution status, when closed
+	// Status is running or idle, or how a closed agent ended (disposed,
+	// failed, terminated, ...: signals.Ended).
+	Status    string
 	Model     string
 	Parent    string
 	Turn      int64
@@ -127,7 +128,7 @@ func row(ex *workflowpb.WorkflowExecutionInfo) Row {
 		Started: ex.GetStartTime().AsTime(), Waiting: attr[string](attrs, signals.AttrWaiting),
 		WaitUntil: attr[time.Time](attrs, signals.AttrWaitUntil)}
 	if ex.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
-		r.Status, r.Execution, r.Closed = "closed", executionStatus(ex.GetStatus()), ex.GetCloseTime().AsTime()
+		r.Status, r.Closed = string(projection.EndedAs(ex.GetStatus())), ex.GetCloseTime().AsTime()
 	}
 	return r
 }
@@ -139,10 +140,6 @@ func attr[T any](fields map[string]*commonpb.Payload, name string) T {
 	}
 	return v
 }
-
-// executionStatus names a closed execution's status for people:
-// "completed", "terminated", ...
-func executionStatus(s enumspb.WorkflowExecutionStatus) string { return strings.ToLower(s.String()) }
 
 // WaitingChoices are the waiting filter's values for the form.
 func (listView) WaitingChoices() []string { return WaitingChoices }

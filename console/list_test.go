@@ -72,7 +72,7 @@ func TestListFiltersAgentsOnTheServerAndCountsEachStatus(t *testing.T) {
 	r = e.listed(t, ctx, "/agents?model=scripted/m1", "gone", "kid", "root-a")
 	require.Equal(t, "0", countOf(r.Body, "running"), "counts keep the other filters")
 	require.Equal(t, "2", countOf(r.Body, "idle"))
-	require.Contains(t, r.Body, `<span class="chip closed">closed · completed</span>`)
+	require.Contains(t, r.Body, `<span class="chip closed disposed">disposed</span>`, "one word for a disposed agent")
 }
 
 func TestListPagesThroughAgentsWithTheServersToken(t *testing.T) {

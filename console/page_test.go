@@ -99,7 +99,7 @@ func TestAClosedAgentIsReadFromHistoryWithoutActions(t *testing.T) {
 
 	r := e.do(http.MethodGet, "/agents/gone", nil, map[string]string{"Authorization": "Bearer " + testToken}, nil)
 	require.Equal(t, http.StatusOK, r.Status)
-	require.Contains(t, r.Body, `<span class="chip closed" id="status-chip">closed</span>`)
+	require.Contains(t, r.Body, `<span class="chip closed disposed" id="status-chip">disposed</span>`)
 	require.Contains(t, r.Body, "log read from history")
 	require.Contains(t, r.Body, "goodbye")
 	require.Contains(t, r.Body, "dispose requested: test over")

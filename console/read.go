@@ -31,6 +31,9 @@ type snapshot struct {
 	Status      *signals.StatusView
 	StatusErr   error
 	Progress    []agent.CallProgress
+	// Ending is how and why a closed agent ended; nil while it is open or
+	// when its history could not be read.
+	Ending *projection.Ending
 }
 
 // read attaches to agent id and reads its options, log and status; the
@@ -45,7 +48,7 @@ func (s *Server) read(ctx context.Context, id string) (*snapshot, error) {
 	var wg sync.WaitGroup
 	var logErr error
 	wg.Go(func() { snap.Options = s.options(ctx, id) })
-	wg.Go(func() { snap.Log, snap.FromHistory, logErr = s.readLog(ctx, h, closed) })
+	wg.Go(func() { snap.Log, snap.FromHistory, snap.Ending, logErr = s.readLog(ctx, h, closed) })
 	if !closed {
 		wg.Go(func() { snap.Progress = s.progress(ctx, h) })
 		wg.Go(func() {
@@ -77,26 +80,31 @@ func (s *Server) progress(ctx context.Context, h *agent.Handle) []agent.CallProg
 }
 
 // readLog reads the session log: by the log query while the agent runs,
-// from history when it is closed or no worker answers in time.
-func (s *Server) readLog(ctx context.Context, h *agent.Handle, closed bool) ([]eventlog.Envelope, bool, error) {
+// from history when it is closed or no worker answers in time; from
+// history it also reads how the agent ended, if it did.
+func (s *Server) readLog(ctx context.Context, h *agent.Handle, closed bool) ([]eventlog.Envelope, bool, *projection.Ending, error) {
 	if !closed {
 		qctx, cancel := context.WithTimeout(ctx, s.o.QueryTimeout)
 		log, err := h.Log(qctx)
 		cancel()
 		if err == nil {
-			return log, false, nil
+			return log, false, nil, nil
 		}
 		s.o.Logger.Info("Console reads the log from history", "agent_id", h.ID, "error", err)
 	}
 	runs, err := projection.FetchChain(ctx, s.o.Client, h.ID)
 	if err != nil {
-		return nil, true, err
+		return nil, true, nil, err
+	}
+	var ending *projection.Ending
+	if e, ok := projection.EndingOf(runs[len(runs)-1]); ok {
+		ending = &e
 	}
 	log, err := projection.Using(s.o.DataConverter).FromChain(runs...)
 	if err != nil {
-		return nil, true, fmt.Errorf("read the log of %s from history: %w", h.ID, err)
+		return nil, true, ending, fmt.Errorf("read the log of %s from history: %w", h.ID, err)
 	}
-	return log, true, nil
+	return log, true, ending, nil
 }
 
 // options reads the agent's options from the input of its latest run (each

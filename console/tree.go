@@ -33,7 +33,7 @@ const (
 type treeNode struct {
 	ID      string
 	Mode    eventlog.ChildMode // how its parent spawned it, when known
-	Status  string             // running, idle, or how it closed; "" until visibility lists it
+	Status  string             // running, idle, or how it ended (signals.Ended); "" until visibility lists it
 	Turn    int64
 	Model   string
 	Settled int // turns it reported to its parent
@@ -105,7 +105,7 @@ func (s *Server) tree(ctx context.Context, id string, children []*transcript.Chi
 		}
 		nodes++
 		root.Children = append(root.Children, &treeNode{ID: c.ID, Mode: c.Mode, Settled: c.Settled, Usage: c.Usage,
-			Status: c.Ended, Open: c.Ended == ""})
+			Status: endedWord(c.Ended), Open: c.Ended == ""})
 	}
 	level := root.Children
 	for depth := 1; depth <= MaxTreeDepth && len(level) > 0; depth++ {
@@ -139,10 +139,16 @@ func (n *treeNode) visible(r Row) {
 	if n.Status != "" && !n.Open { // the parent's log says how it ended
 		return
 	}
-	n.Status, n.Open = r.Status, r.Execution == ""
-	if r.Execution != "" {
-		n.Status = r.Execution
+	n.Status, n.Open = r.Status, r.Closed.IsZero()
+}
+
+// endedWord is how a child ended as its parent's log recorded it
+// (Temporal's word: completed, timed_out), in the views' vocabulary.
+func endedWord(recorded string) string {
+	if w := signals.EndedFrom(recorded); w != "" {
+		return string(w)
 	}
+	return recorded
 }
 
 // levelRows are a level's rows in visibility: its nodes' own (the first

@@ -173,7 +173,7 @@ func TestThePageShowsTheWholeTreeWithEachAgentsStatusTurnModelAndUsage(t *testin
 	for id, li := range map[string]string{child: c, grandchild: g} {
 		require.Contains(t, li, `<a href="/agents/`+url.PathEscape(id)+`">`+id+`</a>`)
 		require.Contains(t, li, `<span class="chip idle">idle</span>`)
-		require.Regexp(t, `detach · turn \d+ · (\d+ reported · )?default/default`, li, "mode, turn, model")
+		require.Regexp(t, `detach · turn \d+ · (\d+ reported · )?scripted/scripted-demo`, li, "mode, turn, the model the worker resolved")
 		require.Regexp(t, `\d+ in · \d+ out`, li, "usage")
 	}
 }
@@ -195,7 +195,7 @@ func TestClosedAgentsDeepInTheTreeKeepTheirUsage(t *testing.T) {
 	require.NoError(t, ch.Dispose(ctx, "done"), "disposing the child disposes the grandchild")
 
 	kids := e.pageUntil("/agents/closer", func(kids string) bool { // closing reaches visibility a moment later
-		return strings.Contains(childLi(kids, child), "chip disposed") && strings.Contains(childLi(kids, grandchild), "chip completed")
+		return strings.Contains(childLi(kids, child), "chip disposed") && strings.Contains(childLi(kids, grandchild), "chip disposed")
 	})
 	kids = section(t, kids, "children")
 	for _, id := range []string{child, grandchild} {
