@@ -113,7 +113,9 @@ func checkFlood(r *record, v *violations) (utf8 int) {
 			}
 			settled[key] = true
 		case eventlog.ModelSelected:
-			v.add("%s: a model selection got in: %+v", r.id, e.Selection)
+			if e.Refused == "" && !e.Resolved { // a refusal is recorded; the worker's defaults resolved are no one's switch
+				v.add("%s: a model selection got in: %+v", r.id, e.Selection)
+			}
 		}
 	}
 	return utf8
