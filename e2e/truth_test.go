@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -257,4 +258,38 @@ func TestRequestsAreRetriedThroughTransientFailuresAndTakenOnce(t *testing.T) {
 		require.Len(t, ofType[eventlog.ToolResult](evs), 1, "the approved call ran once")
 		require.Len(t, ofType[eventlog.ChildStarted](evs), 1, "one child")
 	}
+}
+
+// With its worker down, once the worker's last polls are older than the
+// client counts (the server lists a poller for minutes), the log is read
+// from the agent's history, as the worker last wrote it, and says so; the
+// status comes from its search attributes.
+func TestWithItsWorkerDownTheLogIsReadFromHistory(t *testing.T) {
+	e := newEnv(t)
+	w := e.startWorker()
+	ctx := ctxT(t, 6*time.Minute)
+	h, err := e.agents.Create(ctx, agent.CreateOptions{ID: "down", First: "/say hi"})
+	require.NoError(t, err)
+	idleAcrossRuns(ctx, t, h)
+	want := mustLog(t, h)
+	w.Stop()
+
+	var got []eventlog.Envelope
+	var nw *agent.NoWorkerError
+	start := time.Now()
+	waitFor(t, 5*time.Minute, "the stopped worker's polls to age", func() bool {
+		qctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		got, err = h.Log(qctx)
+		return errors.As(err, &nw)
+	})
+	t.Logf("the log was read from history %s after the worker stopped", time.Since(start).Round(time.Second))
+	require.True(t, nw.FromHistory)
+	require.Equal(t, "down", nw.Agent)
+	require.Equal(t, want, got, "the log as the worker wrote it")
+
+	st, err := h.Status(ctx)
+	require.ErrorAs(t, err, &nw)
+	require.True(t, nw.FromHistory)
+	require.Equal(t, signals.StatusView{Status: eventlog.StatusIdle, Turn: 1}, st, "as its search attributes hold it")
 }
