@@ -53,7 +53,10 @@ type sendOptions struct {
 // (one minute when ctx has none). A duplicate answer to a retry means an
 // earlier attempt delivered it: the call succeeds, with Seq -1 (unknown).
 // When the deadline ends first, the error is a *DeliveryUnknownError
-// (errors.Is ErrDeliveryUnknown) naming the message ID to send again with.
+// (errors.Is ErrDeliveryUnknown) naming the message ID to send again with;
+// when no worker polls the agent's task queue, one that unwraps to a
+// *NoWorkerError, within seconds: the message may still be taken when a
+// worker comes, and a resend under its ID is safe.
 func Acknowledged() SendOption { return func(o *sendOptions) { o.ack = true } }
 
 // WithMessageID sends the message under id, chosen by the caller, instead
@@ -65,12 +68,14 @@ func Acknowledged() SendOption { return func(o *sendOptions) { o.ack = true } }
 // A resend is acknowledged as a duplicate. Sent as a signal (the default),
 // it is dropped by the workflow and the call returns no error: the server
 // took the signal, the agent ignores it. With Acknowledged, the call
-// returns the first delivery's Ack (Temporal answers a repeated update ID
-// from the run that accepted it) or an error matching signals.ErrDuplicateID
-// (the first copy came as a signal, or an earlier run of the agent accepted
-// it); or, when it overtakes a first copy sent as a signal that the agent
-// has not recorded yet, its own Ack, and that signal is the copy dropped.
-// Each way the message is delivered once: treat ErrDuplicateID as success.
+// returns the first delivery's Ack (Seq -1 when the first copy came as a
+// signal or an earlier run of the agent accepted it) beside an
+// *AlreadyDeliveredError (errors.Is ErrAlreadyDelivered, and
+// signals.ErrDuplicateID): not a failure, the message is delivered once.
+// When it overtakes a first copy sent as a signal that the agent has not
+// recorded yet, it gets its own Ack, and that signal is the copy dropped.
+// The same ID with other content is refused with signals.ErrReusedID,
+// sent either way (a signal is refused in the agent's log).
 //
 // id must pass signals.ValidateID (1 to 128 bytes of printable ASCII
 // without spaces, not starting with "made:"), or the call fails with
