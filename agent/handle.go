@@ -74,8 +74,8 @@ func Acknowledged() SendOption { return func(o *sendOptions) { o.ack = true } }
 // signals.ErrDuplicateID): not a failure, the message is delivered once.
 // When it overtakes a first copy sent as a signal that the agent has not
 // recorded yet, it gets its own Ack, and that signal is the copy dropped.
-// The same ID with other content is refused with signals.ErrReusedID,
-// sent either way (a signal is refused in the agent's log).
+// The same ID with other content is refused with signals.ErrReusedID
+// when acknowledged; as a signal the agent drops it.
 //
 // id must pass signals.ValidateID (1 to 128 bytes of printable ASCII
 // without spaces, not starting with "made:"), or the call fails with
