@@ -12,6 +12,9 @@ func (s Scrubber) decoded(text string) string {
 	if s.folded == "" {
 		return text
 	}
+	if !strings.ContainsAny(text, `\&%`) {
+		return s.folds(text) // every unit is one byte: no mapping to keep
+	}
 	u := decodeUnits(text)
 	var b strings.Builder
 	last := 0 // end in text of what is already written
@@ -29,6 +32,29 @@ func (s Scrubber) decoded(text string) string {
 		b.WriteString(Redacted)
 		last = u.srcEnd(end - 1)
 		from = end
+	}
+	if last == 0 {
+		return text
+	}
+	b.WriteString(text[last:])
+	return b.String()
+}
+
+// folds redacts the secret in any ASCII case from text without escapes.
+func (s Scrubber) folds(text string) string {
+	lower := foldASCII(text)
+	var b strings.Builder
+	last := 0
+	for from := 0; ; {
+		i := strings.Index(lower[from:], s.folded)
+		if i < 0 {
+			break
+		}
+		start := from + i
+		b.WriteString(text[last:start])
+		b.WriteString(Redacted)
+		last = start + len(s.folded)
+		from = last
 	}
 	if last == 0 {
 		return text
