@@ -118,6 +118,7 @@ func TestScrubberRemovesEscapedCasedAndHexForms(t *testing.T) {
 		"upper case":                   strings.ToUpper(replyKey),
 		"lower case":                   strings.ToLower(replyKey),
 		"mixed case and escapes":       `SK\u002dPROJ-&#97;B12cd34EF56gh78`,
+		"mixed case":                   "sK-PrOj-aB12cD34eF56gH78",
 		"hex":                          hex.EncodeToString([]byte(replyKey)),
 		"upper-case hex":               strings.ToUpper(hex.EncodeToString([]byte(replyKey))),
 		"base64 of upper case":         base64.StdEncoding.EncodeToString([]byte(strings.ToUpper(replyKey))),
