@@ -32,13 +32,15 @@ type DeliveryUnknownError struct {
 	MessageID eventlog.MessageID // the message's ID, or the request's
 	Attempts  int
 	Err       error
-	request   string // the request, for one that is not a message
+	// Request names a request that is not a message (approve, deny,
+	// answer, spawn, maintain); "" for a message.
+	Request string
 }
 
 func (e *DeliveryUnknownError) Error() string {
-	if e.request != "" {
+	if e.Request != "" {
 		return fmt.Sprintf("%s: %s %s after %d attempts (it may or may not have reached the agent: read its status or log before asking again): %v",
-			ErrDeliveryUnknown, e.request, e.MessageID, e.Attempts, e.Err)
+			ErrDeliveryUnknown, e.Request, e.MessageID, e.Attempts, e.Err)
 	}
 	return fmt.Sprintf("%s: message %s after %d attempts (send it again with this message ID: it is delivered at most once): %v",
 		ErrDeliveryUnknown, e.MessageID, e.Attempts, e.Err)
@@ -121,7 +123,7 @@ func deliverServed[In, Out any](ctx context.Context, h *Handle, r request[In, Ou
 func (r request[In, Out]) unknown(attempts int, err error) *DeliveryUnknownError {
 	e := &DeliveryUnknownError{MessageID: r.message, Attempts: attempts, Err: err}
 	if r.message == "" {
-		e.MessageID, e.request = eventlog.MessageID(r.id), r.u.Name
+		e.MessageID, e.Request = eventlog.MessageID(r.id), r.u.Name
 	}
 	return e
 }
