@@ -69,6 +69,10 @@ func TestCiphertextCopiedFromOneAgentIsRefusedByAnother(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, bytes.Contains(raw, []byte(s.user)), "B decrypted A's message: %s", raw)
 	requireLogHolds(t, log, "after the copy", "still here")
+	historyB, err := projection.Fetch(ctx, w.c, b.ID, "")
+	require.NoError(t, err)
+	sent := updateInput(t, historyB, signals.FollowupUpdate.Name).GetPayloads()[0]
+	require.Equal(t, b.ID, string(sent.GetMetadata()[codec.MetadataWorkflowID]), "a client binds what it sends to its target")
 	logA, err := a.Log(ctx)
 	require.NoError(t, err)
 	requireLogHolds(t, logA, s.user)
