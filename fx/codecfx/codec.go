@@ -80,10 +80,13 @@ func New(p Params) (Endpoint, error) {
 	base := "http://" + ln.Addr().String()
 	tokenFile := ""
 	if drawn && p.Config.Dev {
-		if tokenFile, err = writeToken(p.Config, token); err != nil {
-			ln.Close()
-			return Endpoint{}, err
-		}
+		// At the start, once the embedded server has made the data
+		// directory private (it refuses to lock away a directory holding
+		// files not its own).
+		p.Lifecycle.Append(fx.StartHook(func() (err error) {
+			tokenFile, err = writeToken(p.Config, token)
+			return err
+		}))
 	}
 	err = httpserve.Run(p.Lifecycle, p.Logger, httpserve.Endpoint{
 		Name: "Codec server", Listener: ln,
@@ -125,8 +128,12 @@ func writeToken(cfg configfx.Config, token string) (string, error) {
 		return "", err
 	}
 	path := filepath.Join(dir, TokenFile)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	fi, err := os.Stat(dir)
+	if err != nil {
 		return "", fmt.Errorf("codec server token: %w", err)
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		return "", fmt.Errorf("codec server token: data dir %s is open to other users (mode %04o)", dir, fi.Mode().Perm())
 	}
 	if err := os.WriteFile(path, []byte(token+"\n"), 0o600); err != nil {
 		return "", fmt.Errorf("codec server token: %w", err)

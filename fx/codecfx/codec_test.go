@@ -53,6 +53,7 @@ func decode(t *testing.T, url string, header map[string]string) int {
 
 func TestWithoutATokenTheDevCodecServerDrawsOneAndAnswersNoOneWithout(t *testing.T) {
 	dir := t.TempDir()
+	require.NoError(t, os.Chmod(dir, 0o700)) // as the embedded server leaves it
 	cfg := load(t, []string{"--dev", "--data-dir", dir, "--ui-port", "9233", "--codec-addr", "127.0.0.1:0"},
 		map[string]string{codec.EnvKeys: testKey})
 	e, err := start(t, cfg)
