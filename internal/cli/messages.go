@@ -74,6 +74,9 @@ func message(op send, name string) command {
 				// A resend of a delivered message: delivered once, so success.
 				fmt.Fprintf(e.s.Err, "starter: message %s already delivered; not delivered again\n", *id)
 				ack.MessageID = eventlog.MessageID(*id)
+			case errors.Is(err, signals.ErrReusedID):
+				return fmt.Errorf("message ID %s was used before for a different message, so this one is not delivered: "+
+					"send it under a new --message-id (or none)", *id)
 			case err != nil:
 				return err
 			}

@@ -2,7 +2,9 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
+	"fmt"
 	"time"
 
 	"github.com/tetherdev/tether/agent"
@@ -38,9 +40,21 @@ type statusJSON struct {
 	Progress []agent.CallProgress `json:"progress,omitempty"`
 }
 
+// fromHistory reports err as what a read says when no worker answered
+// it and it was read from the agent's history instead: the note is
+// printed on Err and the read is shown.
+func fromHistory(e env, err error) bool {
+	var nw *agent.NoWorkerError
+	if !errors.As(err, &nw) || !nw.FromHistory {
+		return false
+	}
+	fmt.Fprintf(e.s.Err, "starter: %v\n", err)
+	return true
+}
+
 func showStatus(ctx context.Context, e env, h *agent.Handle, asJSON bool) error {
 	st, err := h.Status(ctx)
-	if err != nil {
+	if err != nil && !fromHistory(e, err) {
 		return err
 	}
 	calls, err := h.Calls(ctx)
@@ -71,8 +85,10 @@ func printRetrying(e env, calls []agent.Retrying) {
 func showLog(ctx context.Context, e env, h *agent.Handle, asJSON bool) error {
 	log, err := h.Log(ctx)
 	switch {
-	case err != nil:
+	case err != nil && !fromHistory(e, err):
 		return err
+	case asJSON && log == nil: // nothing written yet
+		return e.json([]eventlog.Envelope{})
 	case asJSON:
 		return e.json(log)
 	}

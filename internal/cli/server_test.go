@@ -38,6 +38,14 @@ type server struct {
 
 func newServer(t *testing.T) *server {
 	t.Helper()
+	s := newBareServer(t)
+	s.startWorker(s.ts.GetDefaultClient())
+	return s
+}
+
+// newBareServer is the server without a worker.
+func newBareServer(t *testing.T) *server {
+	t.Helper()
 	ts := testserver.New(t)
 	c := ts.GetDefaultClient()
 	attrs := map[string]enumspb.IndexedValueType{}
@@ -48,9 +56,7 @@ func newServer(t *testing.T) *server {
 		Namespace: ts.GetDefaultNamespace(), SearchAttributes: attrs,
 	})
 	require.NoError(t, err)
-	s := &server{t: t, ts: ts}
-	s.startWorker(c)
-	return s
+	return &server{t: t, ts: ts}
 }
 
 func (s *server) startWorker(c client.Client) {
