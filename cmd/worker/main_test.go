@@ -47,3 +47,20 @@ func TestDemoRunsAnAgentEndToEndAndExitsZero(t *testing.T) {
 		out.String(), "the README is previewed, not printed whole")
 	require.NotContains(t, out.String(), "## Tests", "the end of the README is not in the transcript")
 }
+
+// --demo with an empty prompt would run a plain worker: it is refused.
+func TestDemoWithAnEmptyPromptIsRefused(t *testing.T) {
+	var stderr bytes.Buffer
+	require.Equal(t, 2, run([]string{"--demo", "--prompt", ""}, noEnv, &stderr))
+	require.Equal(t, "worker: --prompt must not be empty with --demo: leave it out for the default prompt\n", stderr.String())
+}
+
+// worker -h is grouped, with the variables beside the flags.
+func TestWorkerHelpGroupsFlagsAndListsVariables(t *testing.T) {
+	var stderr bytes.Buffer
+	require.Equal(t, 0, run([]string{"--help"}, noEnv, &stderr))
+	for _, want := range []string{"\nserver: ", "\nworker:\n", "\nproviders:\n", "\nconsole:\n", "\ncodec: ", "\ntelemetry:\n",
+		"$OPENAI_API_KEY", "[$TEMPORAL_ADDRESS]"} {
+		require.Contains(t, stderr.String(), want)
+	}
+}
