@@ -15,8 +15,9 @@ import (
 // On a real server: a switch to a provider the worker lacks is refused
 // with a typed error through the update, and recorded as refused when it
 // comes as a raw signal; an agent that named no model is listed by the
-// provider and model the worker resolved. With -record-histories the run
-// joins the replay corpus (a run recorded with model_truth in its config).
+// provider and model the worker resolved; once disposed, TetherStatus says
+// disposed. With -record-histories the run joins the replay corpus (a run
+// recorded with model_truth and end_status in its config).
 func TestAModelSwitchTheWorkerCannotRunIsRefusedAndTheResolvedModelIsListed(t *testing.T) {
 	e := newEnv(t)
 	e.startWorker(echoTool())
@@ -53,6 +54,7 @@ func TestAModelSwitchTheWorkerCannotRunIsRefusedAndTheResolvedModelIsListed(t *t
 		desc, err := e.c.DescribeWorkflowExecution(ctx, h.ID, "")
 		return err == nil && desc.WorkflowExecutionInfo.CloseTime != nil
 	})
+	e.requireListed(t, ctx, `TetherStatus = "disposed" AND ExecutionStatus = "Completed"`, h.ID)
 	events, err := projection.Fetch(ctx, e.c, h.ID, "")
 	require.NoError(t, err)
 	record(t, "model-truth", events)

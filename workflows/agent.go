@@ -55,6 +55,7 @@ type run struct {
 	// modelTruth: the run records refused switches and the resolved
 	// default model (runConfig.ModelTruth).
 	modelTruth bool
+	endStatus  bool // a disposed run's TetherStatus says so (runConfig.EndStatus)
 }
 
 // Run is the workflow function: validate the input, register handlers,
@@ -76,7 +77,8 @@ func (a Agent) Run(ctx workflow.Context, in signals.AgentInput) (signals.AgentRe
 		}
 	}
 	r := &run{cfg: cfg, opts: in.Options, in: in, hooks: enabledHooks(cfg, in.Options.Hooks), attrs: currentAttrs(ctx),
-		idleTail: rc.IdleTail, bareTail: rc.BareTail, signalsFirstOn: rc.SignalsFirst, modelTruth: rc.ModelTruth}
+		idleTail: rc.IdleTail, bareTail: rc.BareTail, signalsFirstOn: rc.SignalsFirst, modelTruth: rc.ModelTruth,
+		endStatus: rc.EndStatus}
 	r.observe(ctx)
 	lc := loop.Config{AgentID: info.WorkflowExecution.ID, Options: in.Options, Modes: cfg.ToolModes,
 		Local: cfg.LocalTools, Rules: rc.rules(), MaxSeedBytes: cfg.MaxSeedBytes, StreamHooks: r.hooks.stream,

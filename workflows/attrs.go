@@ -86,6 +86,22 @@ func (r *run) syncWaiting(ctx workflow.Context) {
 	r.attrs.waiting, r.attrs.until = w, until
 }
 
+// syncEnded sets TetherStatus to signals.EndedDisposed as a disposed run
+// completes, so the Temporal UI's column names the agent's end in the
+// word every Tether view uses; runs whose config predates it
+// (runConfig.EndStatus) leave the last open status.
+func (r *run) syncEnded(ctx workflow.Context) {
+	if !r.endStatus || r.cfg.NoSearchAttributes {
+		return
+	}
+	ended := eventlog.Status(signals.EndedDisposed)
+	if err := workflow.UpsertTypedSearchAttributes(ctx, StatusKey.ValueSet(string(ended))); err != nil {
+		r.logger(ctx).Warn("Search attribute upsert failed", "error", err)
+		return
+	}
+	r.attrs.status = ended
+}
+
 // syncAttrs writes status and turn when they changed, in one command.
 func (r *run) syncAttrs(ctx workflow.Context) {
 	if r.cfg.NoSearchAttributes {

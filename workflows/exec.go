@@ -77,6 +77,7 @@ func (r *run) exec(ctx workflow.Context, cmd loop.Command) *end {
 		return &end{err: r.continueAsNew(ctx, c)}
 	case loop.Finish:
 		r.syncAttrs(ctx)
+		r.syncEnded(ctx)
 		for r.inflight > 0 { // the children's dispose and the report to the parent go out first
 			r.sel.Select(ctx)
 		}

@@ -51,6 +51,11 @@ type runConfig struct {
 	// time (see resolveModel). Absent in runs recorded before, which did
 	// neither.
 	ModelTruth bool `json:"model_truth,omitempty"`
+	// EndStatus: a disposed agent's last run sets TetherStatus to
+	// signals.EndedDisposed before it completes (see endStatus), so the
+	// Temporal UI names its end as every view does. Absent in runs
+	// recorded before, which leave it at the last open status.
+	EndStatus bool `json:"end_status,omitempty"`
 }
 
 // recordRunConfig records cfg's run configuration in history and returns
@@ -63,12 +68,12 @@ func recordRunConfig(ctx workflow.Context, cfg Config) (runConfig, error) {
 		NoSearchAttributes: cfg.NoSearchAttributes, ToolModes: cfg.ToolModes, DefaultHooks: cfg.DefaultHooks,
 		LocalTools: cfg.LocalTools, Rules: int(loop.Latest), IdleTail: true, SignalsFirst: true, Profiles: cfg.Profiles,
 		StreamHooks: cfg.StreamHooks, Tools: cfg.Tools, Providers: cfg.Providers, BareTail: cfg.NoSearchAttributes,
-		ModelTruth: true,
+		ModelTruth: true, EndStatus: true,
 	}
 	if workflow.GetVersion(ctx, runConfigChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		current.LocalTools = nil // runs from before local tools ran every tool as an activity
 		current.Rules, current.IdleTail, current.SignalsFirst, current.Profiles, current.StreamHooks = 0, false, false, nil, nil
-		current.Tools, current.Providers, current.BareTail, current.ModelTruth = nil, nil, false, false
+		current.Tools, current.Providers, current.BareTail, current.ModelTruth, current.EndStatus = nil, nil, false, false, false
 		return current, nil
 	}
 	err := workflow.SideEffect(ctx, func(workflow.Context) any { return current }).Get(&rc)
