@@ -18,6 +18,10 @@
 // them (Using(dc)); the package-level functions assume plain payloads and
 // fail on encrypted ones rather than guess.
 //
+// EndingOf reads how a closed run ended (its close event: the failure's
+// message, the termination's reason) in the one vocabulary every view uses
+// for a closed agent (signals.Ended).
+//
 // It performs no I/O beyond the optional Fetch helper and never decodes
 // anything but Tether's own payloads.
 package projection
