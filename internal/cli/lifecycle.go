@@ -73,11 +73,14 @@ func started(ctx context.Context, e env, h *agent.Handle) error {
 	cctx, cancel := context.WithTimeout(ctx, startCheck)
 	defer cancel()
 	_, err := h.Status(cctx)
+	var closed *agent.ClosedError
 	switch {
 	case err == nil:
 		return nil
+	case errors.As(err, &closed) && closed.Reason != "":
+		return fmt.Errorf("agent %s ended in its first workflow task (%s): %s", h.ID, closed.How, closed.Reason)
 	case errors.Is(err, agent.ErrClosed):
-		return fmt.Errorf("agent %s ended at once: %w", h.ID, err)
+		return fmt.Errorf("agent %s ended in its first workflow task: %w", h.ID, err)
 	case ctx.Err() != nil:
 		return ctx.Err()
 	}

@@ -42,7 +42,7 @@ commands (COMMAND -h prints one command's usage):
   start [--id ID] [--provider P] [--model M] [--system TEXT] [--tools a,b] [--approve a,b] [--wait|--stream] MESSAGE
                                    (--id: letters, digits, '.', '_', '-' and ':'; an ID is never reused;
                                     without --wait or --stream it waits up to 10 s for the agent's
-                                    first step and fails if the agent ended in it;
+                                    first workflow task and fails if the agent ended in it;
                                     --tools default current_time,calculate; read_file and
                                     list_files need a worker started with --workspace DIR;
                                     mcp:SERVER gives every tool of a server in the worker's
