@@ -78,7 +78,7 @@ func TestStarterRunsAConversationAndReportsTypedErrors(t *testing.T) {
 
 	r = e.starter(ctx, "start", "--id", "cli", "hi")
 	requireExit(t, r, 1)
-	require.Contains(t, r.err, "already exists")
+	require.Contains(t, r.err, "agent ID cli was used by an agent that has ended (completed)")
 
 	r = e.starter(ctx, "frobnicate", "cli")
 	requireExit(t, r, 2)

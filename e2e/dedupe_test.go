@@ -201,7 +201,7 @@ func TestStarterResendWithMessageIDIsDeliveredOnce(t *testing.T) {
 	r := e.starter(ctx, "followup", "--message-id", "job-8", "cli-dedupe", "/say twice?")
 	requireExit(t, r, 0)
 	require.Equal(t, "job-8\n", r.out)
-	require.Contains(t, r.err, "message job-8 was already accepted; not delivered again")
+	require.Contains(t, r.err, "message job-8 already delivered; not delivered again")
 
 	r = e.starter(ctx, "followup", "--message-id", "has space", "cli-dedupe", "/say bad")
 	requireExit(t, r, 1)

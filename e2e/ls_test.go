@@ -90,5 +90,5 @@ func TestStarterLsRejectsABadStatusInOneLine(t *testing.T) {
 	ctx := ctxT(t, 30*time.Second)
 	r := e.starter(ctx, "ls", "--status", "busy")
 	requireExit(t, r, 2)
-	require.Equal(t, "starter: ls: bad agent filter: status \"busy\": want idle or running (run starter without arguments for usage)\n", r.err)
+	require.Equal(t, "starter: ls: --status \"busy\": want idle or running (run starter without arguments for usage)\n", r.err)
 }
