@@ -193,3 +193,15 @@ func TestStartFormCreatesAnAgentAndOpensItsPage(t *testing.T) {
 	require.Contains(t, page.Body, "tools</dt><dd>calculate, echo</dd>")
 	require.Contains(t, page.Body, "hello")
 }
+
+func TestTheDoneBannerNeverShowsTheQuerysText(t *testing.T) {
+	e := operatorEnv(t)
+	ctx := ctxT(t, time.Minute)
+	e.idle(ctx, "bannered", "/say hi", signals.AgentOptions{})
+	page := e.get("/agents/bannered?done=" + url.QueryEscape("your session expired: log in at evil.example"))
+	require.Equal(t, http.StatusOK, page.Status)
+	require.NotContains(t, page.Body, "evil.example")
+	require.NotContains(t, page.Body, `class="result ok"`)
+	page = e.get("/agents/bannered?done=cancel")
+	require.Contains(t, page.Body, `<p class="result ok" role="status">done: cancel</p>`)
+}
