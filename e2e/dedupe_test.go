@@ -96,7 +96,7 @@ func TestResentMessageIDIsDeliveredOnce(t *testing.T) {
 		_, err = op.send(id, ack)
 		require.ErrorIs(t, err, signals.ErrDuplicateID, op.name)
 		_, err = h.Followup(ctx, "/say other op", id, ack)
-		require.ErrorIs(t, err, signals.ErrDuplicateID, "%s: an ID is one message, whatever the operation", op.name)
+		require.ErrorIs(t, err, signals.ErrReusedID, "%s: an ID is one message, whatever the operation: other content under it is refused", op.name)
 	}
 
 	// An acknowledged resend may overtake a signal not yet recorded: then
@@ -158,8 +158,10 @@ func TestResentMessageIDIsDeliveredOnceAcrossContinueAsNew(t *testing.T) {
 	require.GreaterOrEqual(t, before.Runs, 3, "each turn ended its run")
 
 	for _, id := range []eventlog.MessageID{"early-signal", "early-update"} {
-		_, err = h.Followup(ctx, "/say again", agent.WithMessageID(id), agent.Acknowledged())
+		_, err = h.Followup(ctx, "/say "+string(id), agent.WithMessageID(id), agent.Acknowledged())
 		require.ErrorIs(t, err, signals.ErrDuplicateID, "%s, asked of a later run", id)
+		_, err = h.Followup(ctx, "/say again", agent.WithMessageID(id), agent.Acknowledged())
+		require.ErrorIs(t, err, signals.ErrReusedID, "%s with other content, asked of a later run", id)
 		_, err = h.Followup(ctx, "/say again", agent.WithMessageID(id))
 		require.NoError(t, err)
 	}
