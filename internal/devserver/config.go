@@ -40,6 +40,12 @@ type Options struct {
 	// LogLevel of the server log on stderr: debug, info, warn or error
 	// (default).
 	LogLevel string
+	// MutualTLS makes every service of the server require a client
+	// certificate signed by a CA made for DataDir (in DataDir/tls, with the
+	// one client certificate ClientTLS loads), so other local users, who
+	// cannot read the data dir, cannot reach the server. It needs DataDir
+	// and no UI (the Web UI presents no client certificate).
+	MutualTLS bool
 }
 
 const (
@@ -76,6 +82,9 @@ func (o Options) withDefaults() (Options, error) {
 	case "debug", "info", "warn", "error":
 	default:
 		return o, fmt.Errorf("LogLevel %q: want debug, info, warn or error", o.LogLevel)
+	}
+	if o.MutualTLS && (o.DataDir == "" || o.UIPort != 0) {
+		return o, fmt.Errorf("MutualTLS needs a DataDir for its certificates and no UI (UIPort 0)")
 	}
 	if o.DataDir != "" {
 		abs, err := filepath.Abs(o.DataDir)

@@ -23,6 +23,13 @@
 // when it holds anything else, which a mistaken --data-dir must not lock
 // others out of.
 //
+// The private data dir does not close the ports: by default any local user
+// can dial the frontend (and the internode ports) and read every history.
+// Options.MutualTLS closes them: every service requires a client
+// certificate signed by a CA made for the data dir (DataDir/tls, 0600; the
+// CA's key is never written), and ClientTLS loads the one client
+// certificate, so only who can read the data dir can reach the server.
+//
 // It must never:
 //   - delete, migrate or "repair" an existing data directory: the SQLite
 //     schema has no automatic upgrades, so a stamp from another server

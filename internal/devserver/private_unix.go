@@ -55,7 +55,7 @@ func onlyServerFiles(dir string) error {
 		return err
 	}
 	for _, e := range entries {
-		if !slices.Contains(serverFiles, e.Name()) && e.Name() != stampFileName+".tmp" {
+		if !slices.Contains(serverFiles, e.Name()) && e.Name() != stampFileName+".tmp" && e.Name() != tlsDirName {
 			return fmt.Errorf("holds %s, which is not the server's", e.Name())
 		}
 	}

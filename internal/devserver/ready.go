@@ -2,6 +2,7 @@ package devserver
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -20,7 +21,7 @@ const pollInterval = 50 * time.Millisecond
 // ready waits for the frontend to serve the namespace, then registers the
 // search attributes it lacks (an existing database made with fewer).
 func (s *Server) ready(ctx context.Context, want map[string]enumspb.IndexedValueType) error {
-	c, err := dialReady(ctx, s.hostPort, s.namespace)
+	c, err := dialReady(ctx, s.hostPort, s.namespace, s.tls)
 	if err != nil {
 		return err
 	}
@@ -28,11 +29,12 @@ func (s *Server) ready(ctx context.Context, want map[string]enumspb.IndexedValue
 	return ensureSearchAttributes(ctx, c.OperatorService(), s.namespace, want, s.dc)
 }
 
-func dialReady(ctx context.Context, hostPort, namespace string) (client.Client, error) {
+func dialReady(ctx context.Context, hostPort, namespace string, tlsConf *tls.Config) (client.Client, error) {
 	opts := client.Options{
-		HostPort:  hostPort,
-		Namespace: namespace,
-		Logger:    sdklog.NewStructuredLogger(slog.New(slog.DiscardHandler)),
+		HostPort:          hostPort,
+		Namespace:         namespace,
+		Logger:            sdklog.NewStructuredLogger(slog.New(slog.DiscardHandler)),
+		ConnectionOptions: client.ConnectionOptions{TLS: tlsConf},
 	}
 	var last error
 	for {

@@ -2,11 +2,12 @@ package devserver
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"sync"
 
-	"go.temporal.io/server/common/log"
+	"go.temporal.io/server/common/config"
 	"go.temporal.io/server/temporal"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -16,6 +17,7 @@ import (
 // Its methods are safe for concurrent use.
 type Server struct {
 	srv       temporal.Server
+	tls       *tls.Config // what clients dial with; nil without MutualTLS
 	dc        *dynamicClient
 	logLevel  zap.AtomicLevel
 	ui        *webUI
@@ -68,16 +70,23 @@ func start(ctx context.Context, o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	conf := serverConfig(o, p, st)
+	var clientTLS *tls.Config
+	if o.MutualTLS {
+		if clientTLS, err = mutualTLS(conf, o); err != nil {
+			return nil, err
+		}
+	}
 	logger, logLevel := serverLogger(o.LogLevel)
 	dc := &dynamicClient{static: dynamicConfig(o.DynamicConfig)}
-	srv, err := newTemporal(o, p, st, dc, logger)
+	srv, err := p.node(o.IP).NewServer(conf, logger, temporal.WithDynamicConfigClient(dc))
 	if err != nil {
 		return nil, fmt.Errorf("build temporal server: %w", err)
 	}
 	if err := srv.Start(); err != nil {
 		return nil, fmt.Errorf("start temporal server: %w", err)
 	}
-	s := &Server{srv: srv, dc: dc, logLevel: logLevel, hostPort: hostPort(o.IP, p.frontend), namespace: o.Namespace}
+	s := &Server{srv: srv, tls: clientTLS, dc: dc, logLevel: logLevel, hostPort: hostPort(o.IP, p.frontend), namespace: o.Namespace}
 	if err := s.ready(ctx, o.SearchAttributes); err != nil {
 		return nil, errors.Join(err, s.Stop())
 	}
@@ -89,8 +98,15 @@ func start(ctx context.Context, o Options) (*Server, error) {
 	return s, nil
 }
 
-func newTemporal(o Options, p ports, st stores, dc *dynamicClient, logger log.Logger) (temporal.Server, error) {
-	return p.node(o.IP).NewServer(serverConfig(o, p, st), logger, temporal.WithDynamicConfigClient(dc))
+// mutualTLS puts the data dir's certificates (made on first use) on every
+// service of conf and returns the TLS configuration clients dial with.
+func mutualTLS(conf *config.Config, o Options) (*tls.Config, error) {
+	f, err := ensureCerts(o.DataDir, o.IP)
+	if err != nil {
+		return nil, err
+	}
+	f.applyTLS(conf, o.IP)
+	return ClientTLS(o.DataDir)
 }
 
 func (s *Server) startUI(ctx context.Context, ip string, port int, codecEndpoint string) (*webUI, error) {
@@ -103,6 +119,10 @@ func (s *Server) startUI(ctx context.Context, ip string, port int, codecEndpoint
 
 // HostPort is the frontend's gRPC address for client.Options.HostPort.
 func (s *Server) HostPort() string { return s.hostPort }
+
+// ClientTLS is the TLS configuration clients dial HostPort with: the data
+// dir's client certificate with MutualTLS, else nil (plaintext).
+func (s *Server) ClientTLS() *tls.Config { return s.tls }
 
 // Namespace is the namespace Start created or found.
 func (s *Server) Namespace() string { return s.namespace }
