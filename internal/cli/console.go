@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"crypto/tls"
 	"flag"
 	"fmt"
 
@@ -35,9 +36,17 @@ func runConsole(ctx context.Context, e env, addr, temporalUI string) error {
 	if err := console.CheckAddr(addr, token); err != nil {
 		return err
 	}
+	tlsConfig, err := consoleTLS(e)
+	if err != nil {
+		return err
+	}
+	if err := console.CheckTLS(addr, tlsConfig != nil); err != nil {
+		return err
+	}
 	srv, err := console.New(console.Options{
 		Client: e.conn.c, DataConverter: e.conn.dc, Namespace: e.conn.namespace, TaskQueue: e.conn.taskQueue,
 		StreamClient: e.conn.streams, NoSearchAttributes: e.conn.noAttrs, Token: token, LoginToRead: !console.Loopback(addr), TemporalUI: temporalUI,
+		TLS: tlsConfig,
 	})
 	if err != nil {
 		return err
@@ -50,6 +59,32 @@ func runConsole(ctx context.Context, e env, addr, temporalUI string) error {
 	if token != "" {
 		mode = "actions need the operator token"
 	}
-	e.printf("Tether console on http://%s/ (%s)\n", ln.Addr(), mode)
+	scheme := "http"
+	if tlsConfig != nil {
+		scheme = "https"
+	}
+	e.printf("Tether console on %s://%s/ (%s)\n", scheme, ln.Addr(), mode)
 	return console.Serve(ctx, ln, srv)
+}
+
+// Where the console's TLS key pair comes from: serving beyond loopback
+// needs one (console.Serve refuses plain HTTP there).
+const (
+	envConsoleTLSCert = "TETHER_CONSOLE_TLS_CERT"
+	envConsoleTLSKey  = "TETHER_CONSOLE_TLS_KEY"
+)
+
+// consoleTLS loads the key pair the environment names, or none.
+func consoleTLS(e env) (*tls.Config, error) {
+	if e.s.Env == nil {
+		return nil, nil
+	}
+	cert, key := e.s.Env(envConsoleTLSCert), e.s.Env(envConsoleTLSKey)
+	switch {
+	case cert == "" && key == "":
+		return nil, nil
+	case cert == "" || key == "":
+		return nil, fmt.Errorf("%s and %s go together", envConsoleTLSCert, envConsoleTLSKey)
+	}
+	return console.LoadTLS(cert, key)
 }
