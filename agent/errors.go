@@ -32,14 +32,16 @@ func fromRejection(err error) error {
 	if sentinel == nil {
 		sentinel = ErrRejected
 	}
-	return &rejection{sentinel: sentinel, msg: app.Message()}
+	return &rejection{sentinel: sentinel, msg: app.Message(), typ: app.Type()}
 }
 
 // rejection is a workflow's refusal: its sentinel, and the validator's
-// message with the sentinel's text at its head once.
+// message with the sentinel's text at its head once; typ is its rejection
+// type, for callers whose type has no sentinel of its own.
 type rejection struct {
 	sentinel error
 	msg      string
+	typ      string
 }
 
 func (r *rejection) Error() string {

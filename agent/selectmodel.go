@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"go.temporal.io/sdk/temporal"
-
 	"github.com/tetherdev/tether/signals"
 )
 
@@ -19,20 +17,21 @@ import (
 // matching signals.ErrInvalidOptions (and ErrRejected) that says why, and
 // the agent keeps its model. Raw clients may still send the
 // select-model signal, which cannot answer: a refused one is recorded in
-// the session log as refused (eventlog.ModelSelected.Refused).
+// the session log as refused (eventlog.ModelSelected.Refused). Transient
+// server failures are retried under one request ID, as for an
+// acknowledged message, and no worker on the agent's queue is an
+// *NoWorkerError within seconds.
 func (h *Handle) SelectModel(ctx context.Context, s signals.Selection) error {
 	if err := signals.ValidateSelection(s, nil); err != nil {
 		return fmt.Errorf("%s agent %s: %w", signals.SelectModelUpdate.Name, h.ID, err)
 	}
-	_, err := updateOnce(ctx, h, signals.SelectModelUpdate, "", s)
-	var app *temporal.ApplicationError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &app) && app.Type() == signals.RejectSelection:
-		return fmt.Errorf("%s agent %s: %w", signals.SelectModelUpdate.Name, h.ID, selectionRefused(app.Message()))
+	_, err := deliver(ctx, h, request[signals.Selection, signals.SelectionAck]{
+		u: signals.SelectModelUpdate, id: "select-model-" + newID(), in: s,
+	})
+	if r, ok := errors.AsType[*rejection](err); ok && r.typ == signals.RejectSelection {
+		return fmt.Errorf("%s agent %s: %w", signals.SelectModelUpdate.Name, h.ID, selectionRefused(r.msg))
 	}
-	return h.mapErr(ctx, signals.SelectModelUpdate.Name, err)
+	return err
 }
 
 // selectionRefused is a model switch the agent's worker refused: its text

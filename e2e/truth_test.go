@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/tetherdev/tether/activities/scripted"
 	"github.com/tetherdev/tether/activities/tools"
 	"github.com/tetherdev/tether/agent"
 	"github.com/tetherdev/tether/eventlog"
@@ -74,6 +75,7 @@ func TestWithNoWorkerOnItsQueueEveryCallSaysSoWithinSeconds(t *testing.T) {
 		{"approve", func() error { _, err := h.Approve(ctx, "call-1", "me", "ok"); return err }},
 		{"spawn", func() error { _, err := h.Spawn(ctx, signals.SpawnArgs{Task: "/say child"}); return err }},
 		{"compact", func() error { _, err := h.RunMaintenance(ctx, signals.TaskCompact); return err }},
+		{"select-model", func() error { return h.SelectModel(ctx, signals.Selection{Provider: scripted.Name}) }},
 		{"wait", func() error { _, err := h.WaitIdle(ctx); return err }},
 	} {
 		took, err := timed(c.call)
