@@ -38,6 +38,9 @@ type Config struct {
 	DataDir  string
 	GRPCPort int // dev server port; 0 picks a free one
 	UIPort   int // dev UI port; 0 = no UI, -1 = a free one
+	// MutualTLS makes the embedded server require the client certificate
+	// it generates into the data dir (devserver.Options.MutualTLS).
+	MutualTLS bool
 	// Demo, when non-empty, runs one agent on this prompt, prints its
 	// transcript and exits. It implies an embedded server on free ports.
 	Demo string
@@ -194,6 +197,7 @@ func flags(c *Config, env func(string) string) (*flag.FlagSet, *pending) {
 	fs.StringVar(&c.DataDir, "data-dir", DefaultDataDir, "data directory of the embedded server")
 	fs.IntVar(&c.GRPCPort, "port", DefaultGRPCPort, "gRPC port of the embedded server")
 	fs.IntVar(&c.UIPort, "ui-port", DefaultUIPort, "Web UI port of the embedded server (0 = no UI)")
+	fs.BoolVar(&c.MutualTLS, "mutual-tls", false, "the embedded server admits only the client certificate in --data-dir/tls (needs --ui-port 0)")
 	fs.BoolVar(&p.demo, "demo", false, "run one demo agent end to end on an embedded server and exit")
 	fs.StringVar(&c.Demo, "prompt", DemoPrompt, "prompt of the demo agent")
 	fs.StringVar(&c.Address, "address", "", "Temporal frontend host:port (else the temporal.toml profile's, else localhost:7233)")
@@ -277,6 +281,9 @@ func (c Config) Validate() error {
 	}
 	if c.Dev && c.Demo != "" {
 		errs = append(errs, errors.New("--dev and --demo cannot be used together: run the demo, then --dev to inspect it"))
+	}
+	if c.MutualTLS && (!c.Dev || c.UIPort != 0) {
+		errs = append(errs, errors.New("--mutual-tls needs --dev and --ui-port 0 (the Web UI presents no client certificate)"))
 	}
 	errs = append(errs, c.Provider.validate()...)
 	if c.Workflow.ToolTimeout < time.Second || c.Workflow.ModelTimeout < time.Second {

@@ -21,7 +21,7 @@ type helpGroup struct {
 // checks), so a new flag is placed where a reader looks for it.
 var helpGroups = []helpGroup{
 	{"server: the embedded one (--dev, --demo) or a cluster", []string{
-		"dev", "data-dir", "port", "ui-port", "demo", "prompt", "address", "namespace", "no-search-attributes",
+		"dev", "data-dir", "port", "ui-port", "mutual-tls", "demo", "prompt", "address", "namespace", "no-search-attributes",
 	}, []string{"TEMPORAL_API_KEY", "TEMPORAL_TLS_* (client certificate, server CA, server name)",
 		"TEMPORAL_PROFILE and TEMPORAL_CONFIG_FILE (a profile of temporal.toml)"}},
 	{"worker", []string{

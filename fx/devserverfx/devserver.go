@@ -39,7 +39,7 @@ func New(p Params) (*devserver.Server, error) {
 		return nil, err
 	}
 	opts := devserver.Options{DataDir: dir, GRPCPort: p.Config.GRPCPort, UIPort: p.Config.UIPort,
-		SearchAttributes: devserver.DefaultSearchAttributes(), CodecEndpoint: p.Codec.URL}
+		SearchAttributes: devserver.DefaultSearchAttributes(), CodecEndpoint: p.Codec.URL, MutualTLS: p.Config.MutualTLS}
 	if p.Config.Demo != "" {
 		opts.GRPCPort, opts.UIPort = 0, 0
 	}

@@ -92,7 +92,8 @@ func New(p Params) (Result, error) {
 
 func options(p Params) (client.Options, error) {
 	if p.Server != nil {
-		return client.Options{HostPort: p.Server.HostPort(), Namespace: p.Server.Namespace()}, nil
+		return client.Options{HostPort: p.Server.HostPort(), Namespace: p.Server.Namespace(),
+			ConnectionOptions: client.ConnectionOptions{TLS: p.Server.ClientTLS()}}, nil
 	}
 	// A profile's codec endpoint becomes a remote data converter; local
 	// keys replace it (codec.Configure).
