@@ -33,7 +33,7 @@ var helpGroups = []helpGroup{
 		"provider", "openai-base-url", "openai-api-key-env", "openai-model", "anthropic-base-url", "anthropic-model",
 	}, []string{OpenAIKeyEnv + " (the official OpenAI API)", CompatibleKeyEnv + " (any other --openai-base-url)", AnthropicKeyEnv}},
 	{"console", []string{"console-addr", "console-tls-cert", "console-tls-key"},
-		[]string{EnvConsoleToken + " (the operator token: actions)", EnvAllowedHosts + " (more names the console and codec server are reached by)"}},
+		[]string{EnvConsoleToken + " (the operator token: set, every page needs a login and actions need it)", EnvAllowedHosts + " (more names the console and codec server are reached by)"}},
 	{"codec: payload encryption", []string{"codec-key-file", "codec-key-id", "codec-addr", "codec-origins"},
 		[]string{codec.EnvKeys + " (id:base64key,...)", EnvCodecAuthToken + " (the codec server's bearer token)"}},
 	{"telemetry", []string{"otlp-endpoint", "otlp-protocol", "metrics-addr"}, nil},

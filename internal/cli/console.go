@@ -57,7 +57,7 @@ func runConsole(ctx context.Context, e env, addr, temporalUI string) error {
 	}
 	mode := "read-only (set " + console.EnvToken + " to act)"
 	if token != "" {
-		mode = "actions need the operator token"
+		mode = "every page and action needs the operator token"
 	}
 	scheme := "http"
 	if tlsConfig != nil {
