@@ -9,11 +9,11 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/tetherdev/tether/internal/httpserve"
+	"github.com/tetherdev/tether/internal/httpguard"
 )
 
 // Loopback reports whether addr (host:port) names only this machine.
-func Loopback(addr string) bool { return httpserve.Loopback(addr) }
+func Loopback(addr string) bool { return httpguard.Loopback(addr) }
 
 // CheckAddr refuses to serve beyond loopback without an operator token:
 // every conversation would be readable by anyone who reaches the port.
@@ -47,7 +47,7 @@ func LoadTLS(certFile, keyFile string) (*tls.Config, error) {
 // Guarded is s's handler behind the Host and Origin checks every Tether
 // endpoint has (hosts: more names it is reached by), as Serve serves it.
 func Guarded(s *Server, hosts []string) http.Handler {
-	h, _ := httpserve.Guard{Hosts: hosts}.Handler(s.Handler()) // no origins: cannot fail
+	h, _ := httpguard.Guard{Hosts: hosts}.Handler(s.Handler()) // no origins: cannot fail
 	return h
 }
 

@@ -24,11 +24,14 @@ var rules = []struct {
 	{"loop", []string{"eventlog", "signals"}, []string{"go.temporal.io", "go.uber.org", "net"}, nil},
 	{"hook", []string{"eventlog", "signals", "loop"}, []string{"go.uber.org"}, []string{"net/http"}},
 	{"workflows", []string{"eventlog", "signals", "loop", "hook"}, []string{"go.uber.org", "go.temporal.io/server"}, []string{"net/http"}},
-	{"agent", []string{"eventlog", "signals"}, []string{"go.uber.org", "go.temporal.io/server"}, nil},
+	// agent reads a log from history through projection when no worker
+	// answers, the one way history becomes a log.
+	{"agent", []string{"eventlog", "signals", "projection"}, []string{"go.uber.org", "go.temporal.io/server"}, nil},
 	// telemetry observes the workflow and its activities; it reaches no
 	// activity code, provider or exporter (telemetryfx picks those).
 	{"telemetry", []string{"eventlog", "signals", "loop", "hook", "workflows"}, []string{"go.uber.org", "go.temporal.io/server"}, []string{"net/http"}},
-	{"console", []string{"eventlog", "signals", "agent", "projection", "console/transcript"}, []string{"go.uber.org", "go.temporal.io/server"}, nil},
+	{"console", []string{"eventlog", "signals", "agent", "projection", "console/transcript", "internal/httpguard"}, []string{"go.uber.org", "go.temporal.io/server"}, nil},
+	{"internal/httpguard", nil, []string{"go.temporal.io", "go.uber.org"}, nil},
 	{"console/transcript", []string{"eventlog", "signals"}, []string{"go.temporal.io", "go.uber.org", "net/http"}, nil},
 }
 
