@@ -2,8 +2,6 @@ package agent
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
@@ -76,8 +74,7 @@ func deliverMessage[In any](ctx context.Context, h *Handle, u signals.Update[In,
 // a digest of the content, so that Temporal's answer to a repeated update
 // ID is only ever the same message's.
 func messageUpdateID(id eventlog.MessageID, content string) string {
-	sum := sha256.Sum256([]byte(content))
-	return string(id) + "#" + hex.EncodeToString(sum[:8])
+	return signals.MessageUpdateID(id, content)
 }
 
 // completed reads the Ack of update id, when the agent's latest run

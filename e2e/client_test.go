@@ -358,7 +358,9 @@ func TestSteerJoinsTheRunningTurnWhileFollowupOpensTheNext(t *testing.T) {
 		work[follow.MessageID])
 	// The steer entered the step right after the tool's, in turn 1.
 	steps := ofType[eventlog.StepStart](evs)
-	require.Equal(t, []eventlog.StepStart{{Turn: 1, Step: 1}, {Turn: 1, Step: 2}, {Turn: 2, Step: 1}}, steps)
+	// Steps after the first model call name the model the worker resolved.
+	require.Equal(t, []eventlog.StepStart{{Turn: 1, Step: 1}, {Turn: 1, Step: 2, Provider: "scripted", Model: "scripted-demo"},
+		{Turn: 2, Step: 1, Provider: "scripted", Model: "scripted-demo"}}, steps)
 	require.Equal(t, []string{"steered", "followed"}, answers(evs))
 }
 

@@ -217,7 +217,8 @@ func TestStarterResendWithMessageIDIsDeliveredOnce(t *testing.T) {
 // A signal and an update of one message ID that reach the agent in one
 // workflow task: the signal's copy is taken, as history has it first (the
 // update's handler hands signals delivered before it to the loop first,
-// then finds its ID taken and answers so), and the projection from history
+// then finds its ID taken by other content and refuses it, ErrReusedID),
+// and the projection from history
 // resolves the message to the same copy. (Runs recorded before
 // signals_first took the update's copy; projection still reads them so.)
 func TestASignalAndAnUpdateOfOneIDInOneTaskProjectAsTheCopyTaken(t *testing.T) {
@@ -243,14 +244,15 @@ func TestASignalAndAnUpdateOfOneIDInOneTaskProjectAsTheCopyTaken(t *testing.T) {
 		pctx, cancel := context.WithTimeout(ctx, time.Second)
 		defer cancel()
 		_, err := e.c.WorkflowService().PollWorkflowExecutionUpdate(pctx, &workflowservice.PollWorkflowExecutionUpdateRequest{
-			Namespace:  e.ts.GetDefaultNamespace(),
-			UpdateRef:  &updatepb.UpdateRef{WorkflowExecution: &commonpb.WorkflowExecution{WorkflowId: h.ID}, UpdateId: "twin"},
+			Namespace: e.ts.GetDefaultNamespace(),
+			UpdateRef: &updatepb.UpdateRef{WorkflowExecution: &commonpb.WorkflowExecution{WorkflowId: h.ID},
+				UpdateId: signals.MessageUpdateID("twin", "/say updated copy")},
 			WaitPolicy: &updatepb.WaitPolicy{LifecycleStage: enumspb.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ADMITTED},
 		})
 		return err == nil
 	})
 	e.startWorker(echoTool())
-	require.ErrorIs(t, <-acked, signals.ErrDuplicateID, "the signal's copy is taken, first in history")
+	require.ErrorIs(t, <-acked, signals.ErrReusedID, "the signal's copy is taken, first in history: the update's other content is refused")
 	idleAcrossRuns(ctx, t, h)
 
 	log := mustLog(t, h)

@@ -1,6 +1,8 @@
 package signals
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"strconv"
 	"strings"
 
@@ -143,6 +145,17 @@ func ChildAgentID(parent string, seq int64) string {
 // in its parent's inbox: "<child>#<turn>".
 func ChildReportID(child string, turn int) eventlog.MessageID {
 	return eventlog.MessageID(child + "#" + strconv.Itoa(turn))
+}
+
+// MessageUpdateID is the update ID a client gives an acknowledged message
+// (followup, steer, inject, send): "<message ID>#<16 hex digits>", the
+// first 8 bytes of the SHA-256 of its content. Temporal answers a repeated
+// update ID from the run that took it, so a resend of the same message
+// gets the first delivery's answer, while other content under a used
+// message ID is a new update, which the agent refuses (ErrReusedID).
+func MessageUpdateID(id eventlog.MessageID, content string) string {
+	sum := sha256.Sum256([]byte(content))
+	return string(id) + "#" + hex.EncodeToString(sum[:8])
 }
 
 // Timer IDs of the loop's durable timers within one turn.
