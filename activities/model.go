@@ -30,6 +30,14 @@ type Streamer interface {
 	Stream(ctx context.Context, req llm.Request, emit func(llm.Chunk)) (eventlog.AssistantMessage, error)
 }
 
+// DefaultModeler is the optional capability of a Provider that picks a
+// model for a request naming none: DefaultModel names it, so the call's
+// output records what was asked for (eventlog.AssistantMessage.DefaultModel)
+// beside the model the provider says answered.
+type DefaultModeler interface {
+	DefaultModel() string
+}
+
 // ChunkWriter takes one attempt's chunks for live subscribers. Emit never
 // blocks; Close(nil) marks the attempt done, Close(err) tells subscribers to
 // discard its partial output.
@@ -139,6 +147,9 @@ func (m *Model) Call(ctx context.Context, in signals.ModelInput) (signals.ModelO
 	out.Provider, out.Stream = name, timing.summary()
 	if out.Model == "" {
 		out.Model = req.Model
+	}
+	if d, ok := p.(DefaultModeler); ok && in.Call.Model == "" {
+		out.DefaultModel = d.DefaultModel()
 	}
 	return llm.Bound(out), nil
 }

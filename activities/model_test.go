@@ -346,3 +346,25 @@ func TestModelValidateRejectsNilNonDefaultProvider(t *testing.T) {
 	}
 	require.ErrorContains(t, m.Validate(), `"other"`)
 }
+
+// defaulting is a provider that picks its own model for a request naming
+// none (activities.DefaultModeler).
+type defaulting struct{ *fakeProvider }
+
+func (defaulting) DefaultModel() string { return "m-default" }
+
+// A call that names no model records what the provider's default asked
+// for beside the snapshot that answered; a call naming one records none.
+func TestModelCallRecordsTheDefaultModelItAskedFor(t *testing.T) {
+	answer := eventlog.AssistantMessage{Text: "noon", Model: "m-default-2025-01-01", FinishReason: eventlog.FinishStop}
+	m := newModel(t, map[string]activities.Provider{"main": defaulting{&fakeProvider{out: answer}}}, &fakeConversation{msgs: testConversation})
+
+	got, err := callModel(t, m, signals.ModelInput{Ref: signals.LogRef{Upto: 7}})
+	require.NoError(t, err)
+	require.Equal(t, "m-default", got.DefaultModel)
+	require.Equal(t, "m-default-2025-01-01", got.Model)
+
+	got, err = callModel(t, m, signals.ModelInput{Ref: signals.LogRef{Upto: 7}, Call: signals.CallConfig{Model: "named"}})
+	require.NoError(t, err)
+	require.Empty(t, got.DefaultModel)
+}

@@ -213,6 +213,10 @@ type AssistantMessage struct {
 	FinishReason FinishReason      `json:"finish_reason"`
 	Provider     string            `json:"provider,omitempty"`
 	Model        string            `json:"model,omitempty"`
+	// DefaultModel is the model the worker's defaults chose for a call
+	// that named none: what the call asked for, where Model is what the
+	// provider says answered (often a dated snapshot of it).
+	DefaultModel string `json:"default_model,omitempty"`
 	// Stream summarises how the response arrived; never its text.
 	Stream *StreamTiming `json:"stream,omitempty"`
 }

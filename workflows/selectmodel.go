@@ -59,7 +59,10 @@ func (r *run) resolveModel(ctx workflow.Context, call signals.CallConfig, out si
 		resolved.Provider = out.Provider
 	}
 	if resolved.Model == "" && resolved.Provider == out.Provider {
-		resolved.Model = out.Model
+		resolved.Model = out.Model // a call recorded before DefaultModel
+		if out.DefaultModel != "" {
+			resolved.Model = out.DefaultModel // what was asked for, not the snapshot that answered
+		}
 	}
 	if resolved == sel {
 		return

@@ -75,3 +75,23 @@ func TestAStepAHookGaveAnotherModelResolvesNothing(t *testing.T) {
 	evs := h.run(signals.AgentOptions{Provider: "scripted", Model: "given"}, "go", time.Hour)
 	require.Empty(t, only[eventlog.ModelSelected](evs), "an explicit selection is not resolved again")
 }
+
+// The model recorded is the one the worker's defaults asked for, not the
+// dated snapshot the provider says answered: the agent keeps asking for
+// the model it was given, and ls --model finds it by that name.
+func TestTheResolvedModelIsTheOneAskedForNotTheSnapshotThatAnswered(t *testing.T) {
+	var asked []string
+	h := newHarnessWith(t, offered, func(in signals.ModelInput) (signals.ModelOutput, error) {
+		asked = append(asked, in.Call.Provider+"/"+in.Call.Model)
+		out := answer("done")
+		out.Provider, out.Model, out.DefaultModel = "openai", "gpt-4o-mini-2024-07-18", "gpt-4o-mini"
+		return out, nil
+	})
+	h.signal(time.Minute, signals.FollowupSignal.Name, signals.Message{ID: "f1", Content: "again"})
+	evs := h.run(signals.AgentOptions{}, "go", time.Hour)
+
+	sel := only[eventlog.ModelSelected](evs)
+	require.Len(t, sel, 1)
+	require.Equal(t, eventlog.Selection{Provider: "openai", Model: "gpt-4o-mini"}, sel[0].Selection)
+	require.Equal(t, []string{"/", "openai/gpt-4o-mini"}, asked)
+}

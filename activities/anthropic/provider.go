@@ -107,6 +107,10 @@ func (c Config) validate() error {
 }
 
 // Complete makes one non-streaming Messages call. Every error is an *llm.Error.
+// DefaultModel is the model a request naming none asks for
+// (activities.DefaultModeler).
+func (p *Provider) DefaultModel() string { return p.defaultModel }
+
 func (p *Provider) Complete(ctx context.Context, req llm.Request) (eventlog.AssistantMessage, error) {
 	params, err := buildParams(req, p.defaultModel, p.defaultMaxTokens)
 	if err != nil {

@@ -53,8 +53,12 @@ func model(req llm.Request) string {
 	if req.Model != "" {
 		return req.Model
 	}
-	return "scripted-demo"
+	return Provider{}.DefaultModel()
 }
+
+// DefaultModel is the model a request naming none gets
+// (activities.DefaultModeler).
+func (Provider) DefaultModel() string { return "scripted-demo" }
 
 // turn is what the rules read from the conversation: the prompt since the
 // last assistant answer and the tool results that followed it.
