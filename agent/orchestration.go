@@ -151,10 +151,11 @@ var closures = map[string]bool{"completed": true, "failed": true, "canceled": tr
 // endedAs names a workflow status as Summary.Status does: completed,
 // terminated, timed_out, ...
 func endedAs(st enumspb.WorkflowExecutionStatus) string {
-	return lower(st.String(), "WORKFLOW_EXECUTION_STATUS_")
+	return lower(enumspb.WorkflowExecutionStatus_name[int32(st)], "WORKFLOW_EXECUTION_STATUS_")
 }
 
-// lower is an enum's name without its prefix, in lower case.
+// lower is an enum's proto name (its _name map's, WORKFLOW_EXECUTION_STATUS_TIMED_OUT;
+// String() says TimedOut) without its prefix, in lower case: timed_out.
 func lower(name, prefix string) string { return strings.ToLower(strings.TrimPrefix(name, prefix)) }
 
 func closedStatus(how string) string { return "closed (" + how + ")" }

@@ -48,5 +48,5 @@ func retrying(a *workflowpb.PendingActivityInfo) Retrying {
 // activityState names a pending activity's state: scheduled, started,
 // cancel_requested, paused, ...
 func activityState(st enumspb.PendingActivityState) string {
-	return lower(st.String(), "PENDING_ACTIVITY_STATE_")
+	return lower(enumspb.PendingActivityState_name[int32(st)], "PENDING_ACTIVITY_STATE_")
 }

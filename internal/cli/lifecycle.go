@@ -106,7 +106,7 @@ func usedID(ctx context.Context, e env, id string, err error) error {
 
 // endedAs is a closed workflow status as a word: completed, failed, ...
 func endedAs(st enumspb.WorkflowExecutionStatus) string {
-	return strings.ToLower(strings.TrimPrefix(st.String(), "WORKFLOW_EXECUTION_STATUS_"))
+	return strings.ToLower(strings.TrimPrefix(enumspb.WorkflowExecutionStatus_name[int32(st)], "WORKFLOW_EXECUTION_STATUS_"))
 }
 
 func compact(_ Starter, args []string) (action, error) {
