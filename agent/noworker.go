@@ -92,10 +92,7 @@ func (h *Handle) watchWorker(ctx context.Context, fail context.CancelCauseFunc) 
 			fail(&NoWorkerError{Agent: h.ID, TaskQueue: queue})
 			return
 		}
-		if !known {
-			next = workerCheckEvery
-		}
-		t.Reset(next)
+		t.Reset(next) // a queue it cannot describe is asked again as seldom as a served one
 	}
 }
 
