@@ -21,6 +21,9 @@ func (h *Handle) status(ctx context.Context, p patience) (signals.StatusView, er
 		return st, err
 	}
 	if st, err = query(ctx, h, signals.StatusQuery, struct{}{}); err != nil {
+		if closed.disposed() { // no worker to answer: a disposed agent is idle and done
+			return signals.StatusView{Status: eventlog.StatusIdle, Disposed: true}, nil
+		}
 		return signals.StatusView{}, closed
 	}
 	return ended(st, closed)

@@ -102,10 +102,15 @@ func TestWithNoWorkerOnItsQueueEveryCallSaysSoWithinSeconds(t *testing.T) {
 	require.Contains(t, err.Error(), "the dispose is recorded")
 
 	// A worker comes: the recorded dispose ends the agent.
-	e.startWorker()
+	w := e.startWorker()
 	require.NoError(t, e.c.GetWorkflow(ctx, "typo", "").Get(ctx, nil))
 	_, err = h.Status(ctx)
 	require.NoError(t, err, "a disposed agent reads as it last was")
+	// And with no worker to answer its query, it still reads disposed, without an error.
+	w.Stop()
+	st, err = h.Status(ctx)
+	require.NoError(t, err)
+	require.True(t, st.Disposed)
 }
 
 // A caller's resend of a message the agent accepted is told apart from a
