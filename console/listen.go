@@ -57,14 +57,14 @@ const readHeaderTimeout = 10 * time.Second
 
 // Serve serves s on ln until ctx ends, then closes the console's feeds and
 // shuts the server down: over TLS with Options.TLS, behind the Host and
-// Origin checks (loopback names and IP addresses), never in plain HTTP
+// Origin checks (loopback names, IP addresses and Options.Hosts), never in plain HTTP
 // beyond loopback.
 func Serve(ctx context.Context, ln net.Listener, s *Server) error {
 	if err := CheckTLS(ln.Addr().String(), s.o.TLS != nil); err != nil {
 		s.Close()
 		return err
 	}
-	srv := &http.Server{Handler: Guarded(s, nil), ReadHeaderTimeout: readHeaderTimeout, TLSConfig: s.o.TLS}
+	srv := &http.Server{Handler: Guarded(s, s.o.Hosts), ReadHeaderTimeout: readHeaderTimeout, TLSConfig: s.o.TLS}
 	errc := make(chan error, 1)
 	go func() {
 		if srv.TLSConfig != nil {

@@ -96,3 +96,26 @@ func TestOverTLSTheSessionCookieIsSecureAndAForeignHostIsRefused(t *testing.T) {
 	resp.Body.Close()
 	require.Equal(t, http.StatusBadRequest, resp.StatusCode, "no plain HTTP on a TLS console")
 }
+
+// Serve answers the names in Options.Hosts (a proxy's public name), as
+// the worker's console answers TETHER_ALLOWED_HOSTS, and refuses others.
+func TestServeAnswersTheHostsItIsGiven(t *testing.T) {
+	e := newEnv(t, envOptions{noWorker: true})
+	s, err := New(Options{Client: e.c, Hosts: []string{"console.example.com"}})
+	require.NoError(t, err)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	serve(t, ln, s)
+	for host, refused := range map[string]bool{"console.example.com": false, "rebound.evil.example": true} {
+		req, err := http.NewRequest(http.MethodGet, "http://"+ln.Addr().String()+"/agents", nil)
+		require.NoError(t, err)
+		req.Host = host
+		resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		require.Equal(t, refused, resp.StatusCode == http.StatusMisdirectedRequest, "%s: %d", host, resp.StatusCode)
+		if !refused {
+			require.Equal(t, http.StatusOK, resp.StatusCode, host)
+		}
+	}
+}

@@ -45,6 +45,9 @@ type Options struct {
 	// TLS, when set, serves HTTPS (Serve) and marks cookies Secure. Serve
 	// refuses plain HTTP beyond loopback.
 	TLS *tls.Config
+	// Hosts are more names Serve answers requests for (a proxy's public
+	// name), beside IP addresses and loopback names.
+	Hosts []string
 	// TemporalUI, when set, is the Temporal Web UI's base URL, linked from
 	// each agent for its workflow view.
 	TemporalUI string
@@ -64,6 +67,9 @@ const (
 	// EnvToken is the environment variable the command line and worker
 	// read the operator token from.
 	EnvToken = "TETHER_CONSOLE_TOKEN"
+	// EnvAllowedHosts lists, comma-separated, more names the console is
+	// reached by (a proxy's or a DNS name), as the worker reads it.
+	EnvAllowedHosts = "TETHER_ALLOWED_HOSTS"
 )
 
 // ErrShortToken refuses a guessable operator token.

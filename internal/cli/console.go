@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"flag"
 	"fmt"
+	"strings"
 
 	"github.com/tetherdev/tether/console"
 	"github.com/tetherdev/tether/internal/httpserve"
@@ -46,7 +47,7 @@ func runConsole(ctx context.Context, e env, addr, temporalUI string) error {
 	srv, err := console.New(console.Options{
 		Client: e.conn.c, DataConverter: e.conn.dc, Namespace: e.conn.namespace, TaskQueue: e.conn.taskQueue,
 		StreamClient: e.conn.streams, NoSearchAttributes: e.conn.noAttrs, Token: token, LoginToRead: !console.Loopback(addr), TemporalUI: temporalUI,
-		TLS: tlsConfig,
+		TLS: tlsConfig, Hosts: allowedHosts(e),
 	})
 	if err != nil {
 		return err
@@ -87,4 +88,19 @@ func consoleTLS(e env) (*tls.Config, error) {
 		return nil, fmt.Errorf("%s and %s go together", envConsoleTLSCert, envConsoleTLSKey)
 	}
 	return console.LoadTLS(cert, key)
+}
+
+// allowedHosts are the names in TETHER_ALLOWED_HOSTS, as the worker's
+// console reads them.
+func allowedHosts(e env) []string {
+	if e.s.Env == nil {
+		return nil
+	}
+	var out []string
+	for _, h := range strings.Split(e.s.Env(console.EnvAllowedHosts), ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			out = append(out, h)
+		}
+	}
+	return out
 }
