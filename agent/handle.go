@@ -453,9 +453,14 @@ func (h *Handle) mapErr(ctx context.Context, op string, err error) error {
 // runMaintenance). A message arriving meanwhile waits for it. Transient
 // server failures are retried under one request ID, as for an
 // acknowledged message; a *DeliveryUnknownError says when the deadline
-// ended first.
+// ended first. A task run by an attempt whose answer was lost answers
+// Before and After -1 (unknown).
 func (h *Handle) RunMaintenance(ctx context.Context, task signals.MaintenanceTask) (signals.Maintained, error) {
-	return deliver(ctx, h, request[signals.Maintain, signals.Maintained]{
+	out, err := deliver(ctx, h, request[signals.Maintain, signals.Maintained]{
 		u: signals.MaintainUpdate, id: "maintain-" + newID(), in: signals.Maintain{Task: task},
 	})
+	if err == nil && out.Task == "" { // run by an attempt whose answer was lost: its figures are unknown
+		out = signals.Maintained{Task: task, Before: -1, After: -1}
+	}
+	return out, err
 }

@@ -59,13 +59,18 @@ func (h *Handle) Answer(ctx context.Context, callID, decider, answer string) (si
 // disposed agent, is a typed error (signals.ErrNoSuchDecision,
 // signals.ErrDisposed). Transient server failures are retried under the
 // decision's ID, which the agent never takes twice; a
-// *DeliveryUnknownError says when the deadline ended first.
+// *DeliveryUnknownError says when the deadline ended first. A decision
+// taken by an attempt whose answer was lost answers Seq -1 (unknown).
 func (h *Handle) decide(ctx context.Context, u signals.Update[signals.Decision, signals.Decided], callID, decider, text string) (signals.Decided, error) {
 	d := signals.Decision{ID: NewMessageID(), CallID: callID, Decider: decider, Text: text}
 	if err := signals.ValidateDecision(d); err != nil {
 		return signals.Decided{}, err
 	}
-	return deliver(ctx, h, request[signals.Decision, signals.Decided]{u: u, id: string(d.ID), in: d})
+	out, err := deliver(ctx, h, request[signals.Decision, signals.Decided]{u: u, id: string(d.ID), in: d})
+	if err == nil && out.CallID == "" { // taken by an attempt whose answer was lost: its position is unknown
+		out = signals.Decided{CallID: callID, Seq: -1}
+	}
+	return out, err
 }
 
 // Node is one agent of a tree: its summary, its usage, its children. Its

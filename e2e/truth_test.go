@@ -246,8 +246,10 @@ func TestRequestsAreRetriedThroughTransientFailuresAndTakenOnce(t *testing.T) {
 		h, err := e.agentsThrough(failUpdates(1, performed, failedTask)).Attach(ctx, id)
 		require.NoError(t, err)
 		call := waitPendingCall(ctx, t, h)
-		_, err = h.Approve(ctx, call, "ops", "fine")
+		d, err := h.Approve(ctx, call, "ops", "fine")
 		require.NoError(t, err, "approve, performed %t", performed)
+		require.Equal(t, call, d.CallID)
+		require.Positive(t, d.Seq, "Temporal answers the retried update ID with the first attempt's answer")
 		idleAcrossRuns(ctx, t, h)
 
 		h, err = e.agentsThrough(failUpdates(1, performed, failedTask)).Attach(ctx, id)
@@ -258,8 +260,10 @@ func TestRequestsAreRetriedThroughTransientFailuresAndTakenOnce(t *testing.T) {
 
 		h, err = e.agentsThrough(failUpdates(1, performed, failedTask)).Attach(ctx, id)
 		require.NoError(t, err)
-		_, err = h.RunMaintenance(ctx, signals.TaskCompact)
+		m, err := h.RunMaintenance(ctx, signals.TaskCompact)
 		require.NoError(t, err, "compact, performed %t", performed)
+		require.Equal(t, signals.TaskCompact, m.Task)
+		require.Positive(t, m.Before, "the task's own figures, not zeros")
 
 		evs := events(t, mustLog(t, h))
 		require.Len(t, ofType[eventlog.ToolResult](evs), 1, "the approved call ran once")

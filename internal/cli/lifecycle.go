@@ -132,6 +132,8 @@ func compact(_ Starter, args []string) (action, error) {
 // and says so when it did not shrink.
 func printCompacted(e env, m signals.Maintained) {
 	switch {
+	case m.Before < 0:
+		e.printf("compacted (its figures were lost with an attempt's answer: starter status shows the context now)\n")
 	case m.After < m.Before:
 		e.printf("compacted: ~%d → ~%d tokens\n", m.Before, m.After)
 	case m.After == m.Before:

@@ -43,6 +43,10 @@ func decision(name string, op func(h *agent.Handle, ctx context.Context, callID,
 			if err != nil {
 				return err
 			}
+			if d.Seq < 0 {
+				e.printf("%s %s (its log position was lost with an attempt's answer)\n", pos[1], decided[name])
+				return nil
+			}
 			e.printf("%s %s (log position %d)\n", pos[1], decided[name], d.Seq)
 			return nil
 		}, nil
