@@ -53,7 +53,7 @@ const resendCheckWait = 5 * time.Second
 // (signals.ErrReusedID), instead of being answered with the first
 // message's Ack.
 func deliverMessage[In any](ctx context.Context, h *Handle, u signals.Update[In, signals.Ack], id eventlog.MessageID, content string, chosen bool, in In) (signals.Ack, error) {
-	r := request[In, signals.Ack]{u: u, id: messageUpdateID(id, content), in: in, message: id}
+	r := request[In, signals.Ack]{u: u, id: signals.MessageUpdateID(id, content), in: in, message: id}
 	if chosen {
 		if ack, ok := h.completed(ctx, r.id); ok {
 			return ack, &AlreadyDeliveredError{Ack: ack}
@@ -68,13 +68,6 @@ func deliverMessage[In any](ctx context.Context, h *Handle, u signals.Update[In,
 		return ack, &AlreadyDeliveredError{Ack: ack}
 	}
 	return ack, err
-}
-
-// messageUpdateID is the update ID of message id with content: the ID and
-// a digest of the content, so that Temporal's answer to a repeated update
-// ID is only ever the same message's.
-func messageUpdateID(id eventlog.MessageID, content string) string {
-	return signals.MessageUpdateID(id, content)
 }
 
 // completed reads the Ack of update id, when the agent's latest run
