@@ -41,11 +41,20 @@ func TestAnAcknowledgedSendIsRefusedBusyAtTheHistoryBoundThenDelivered(t *testin
 			signals.Message{ID: eventlog.MessageID(fmt.Sprintf("huge-%d", i)), Content: huge}))
 	}
 
-	short, cancel := context.WithTimeout(ctx, 3*time.Second)
-	_, err = h.Inject(short, "small", agent.WithMessageID("small"), agent.Acknowledged())
-	cancel()
-	require.True(t, errors.Is(err, signals.ErrBusy) || errors.Is(err, agent.ErrDeliveryUnknown),
-		"refused busy while the history is over the bound, got %v", err)
+	// While the tool holds the turn the run stays over the bound, so the
+	// refusal is definite once an attempt is answered at all: a loaded
+	// machine may leave a short send's outcome unknown (an attempt still in
+	// flight at its deadline), and then it is asked again.
+	for i := 0; ; i++ {
+		short, cancel := context.WithTimeout(ctx, 3*time.Second)
+		_, err = h.Inject(short, "small", agent.WithMessageID("small"), agent.Acknowledged())
+		cancel()
+		if !errors.Is(err, agent.ErrDeliveryUnknown) || i == 10 {
+			break
+		}
+		t.Logf("attempt %d: %v", i, err)
+	}
+	require.ErrorIs(t, err, signals.ErrBusy, "refused busy while the history is over the bound")
 	require.ErrorContains(t, err, "limit 16777216")
 
 	done := make(chan error, 1)
