@@ -187,11 +187,16 @@ type ToolCallRequest struct {
 	Arguments json.RawMessage `json:"arguments"`
 }
 
-// Usage counts tokens of one model call.
+// Usage counts tokens of one model call. InputTokens counts every prompt
+// token, however it was billed; CachedTokens are the prompt tokens read
+// from the provider's prompt cache and CacheWriteTokens those written to
+// it, both also counted in InputTokens (each provider fills them as its
+// API reports them). The rest of InputTokens was billed uncached.
 type Usage struct {
-	InputTokens  int64 `json:"input_tokens"`
-	OutputTokens int64 `json:"output_tokens"`
-	CachedTokens int64 `json:"cached_tokens,omitempty"`
+	InputTokens      int64 `json:"input_tokens"`
+	OutputTokens     int64 `json:"output_tokens"`
+	CachedTokens     int64 `json:"cached_tokens,omitempty"`
+	CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
 }
 
 // FinishReason is the loop's normalised reason a model call ended.

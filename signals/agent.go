@@ -105,20 +105,35 @@ type Budget struct {
 	MaxSteps  int     `json:"max_steps,omitempty"`  // per turn, turn-budget hook
 }
 
-// Prices are costs per million tokens.
+// Prices are costs per million tokens. A prompt token is billed at one of
+// three prices: Cached when the provider read it from its prompt cache
+// (eventlog.Usage.CachedTokens), CacheWrite when it wrote it to the cache
+// (CacheWriteTokens), Input otherwise. Anthropic bills cache reads at 0.1×
+// its input price and writes at 1.25× (2× for a 1-hour cache); OpenAI bills
+// reads at its cached-input price (a half to a tenth of input, by model)
+// and lists no price for writes, which are billed as input: its CacheWrite
+// stays 0.
 type Prices struct {
 	Input  float64 `json:"input,omitempty"`
 	Output float64 `json:"output,omitempty"`
-	Cached float64 `json:"cached,omitempty"` // cached input tokens, billed instead of Input
+	// Cached is the price of a cached prompt token, billed instead of
+	// Input; 0 prices cache reads at nothing.
+	Cached float64 `json:"cached,omitempty"`
+	// CacheWrite is the price of a prompt token written to the cache,
+	// billed instead of Input; 0 means it is priced as Input.
+	CacheWrite float64 `json:"cache_write,omitempty"`
 }
 
-// Cost is what usage costs at these prices.
+// Cost is what usage costs at these prices. Usage recorded before cache
+// writes were counted has none, and costs what it always did.
 func (p Prices) Cost(u eventlog.Usage) float64 {
-	fresh := u.InputTokens - u.CachedTokens
-	if fresh < 0 {
-		fresh = 0
+	write := p.CacheWrite
+	if write == 0 {
+		write = p.Input
 	}
-	return (float64(fresh)*p.Input + float64(u.CachedTokens)*p.Cached + float64(u.OutputTokens)*p.Output) / 1e6
+	fresh := max(0, u.InputTokens-u.CachedTokens-u.CacheWriteTokens)
+	return (float64(fresh)*p.Input + float64(u.CachedTokens)*p.Cached + float64(u.CacheWriteTokens)*write +
+		float64(u.OutputTokens)*p.Output) / 1e6
 }
 
 // DefaultMaxParallelTools bounds a step's concurrent tool calls.
