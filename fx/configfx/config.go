@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -122,6 +123,10 @@ type ToolsConfig struct {
 	// Deny lists the file name patterns the file tools withhold (see
 	// tools.WorkspaceOptions.Deny); empty withholds nothing.
 	Deny []string
+	// AllowHardLinks lets read_file read files with more than one hard
+	// link (tools.WorkspaceOptions.AllowHardLinks): only for a tree its
+	// owner hard-linked on purpose.
+	AllowHardLinks bool
 }
 
 // Load parses args and reads env (os.Getenv in production). With -h it
@@ -152,6 +157,9 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 		c.Tools.Workspace = "." // the demo agent reads the README.md next to it
 	}
 	c.Tools.Deny = splitList(p.deny)
+	if err := hardLinksFromEnv(fs, env, &c.Tools); err != nil {
+		return Config{}, err
+	}
 	if err := c.Provider.loadKeys(p.keyEnv, env); err != nil {
 		return Config{}, err
 	}
@@ -214,6 +222,8 @@ func flags(c *Config, env func(string) string) (*flag.FlagSet, *pending) {
 	providerFlags(fs, &c.Provider, &p.keyEnv, env)
 	fs.StringVar(&c.Tools.Workspace, "workspace", "", "directory read_file and list_files are confined to (default: none, so no file tools; --demo: the current directory)")
 	fs.StringVar(&p.deny, "workspace-deny", strings.Join(tools.DefaultDeny(), ","), "comma-separated file name patterns the file tools neither list nor read (empty: none)")
+	fs.BoolVar(&c.Tools.AllowHardLinks, "workspace-hard-links", false,
+		"read_file reads files with more than one hard link, whose other names may lie outside the workspace (a tree hard-linked on purpose)")
 	fs.DurationVar(&c.Workflow.ToolTimeout, "tool-timeout", workflows.DefaultToolTimeout, "tool activity timeout")
 	fs.DurationVar(&c.Workflow.ModelTimeout, "model-timeout", workflows.DefaultModelTimeout, "model activity timeout")
 	fs.DurationVar(&c.Workflow.ToolHeartbeat, "heartbeat-timeout", workflows.DefaultHeartbeat,
@@ -231,6 +241,25 @@ func flags(c *Config, env func(string) string) (*flag.FlagSet, *pending) {
 	p.codec.register(fs, env, &c.Codec)
 	telemetryFlags(fs, &c.Telemetry, env)
 	return fs, p
+}
+
+// EnvWorkspaceHardLinks set to "true" is --workspace-hard-links.
+const EnvWorkspaceHardLinks = "TETHER_WORKSPACE_HARD_LINKS"
+
+// hardLinksFromEnv reads EnvWorkspaceHardLinks unless the flag is given.
+func hardLinksFromEnv(fs *flag.FlagSet, env func(string) string, t *ToolsConfig) error {
+	v := env(EnvWorkspaceHardLinks)
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "workspace-hard-links" })
+	if v == "" || given {
+		return nil
+	}
+	allow, err := strconv.ParseBool(v)
+	if err != nil {
+		return fmt.Errorf("%s=%q: want true or false", EnvWorkspaceHardLinks, v)
+	}
+	t.AllowHardLinks = allow
+	return nil
 }
 
 // EnvMCPConfig names the MCP config file when --mcp-config does not.
@@ -294,6 +323,9 @@ func (c Config) Validate() error {
 	}
 	if c.StickyTimeout < 100*time.Millisecond {
 		errs = append(errs, errors.New("--sticky-timeout must be at least 100ms"))
+	}
+	if c.Tools.AllowHardLinks && c.Tools.Workspace == "" {
+		errs = append(errs, errors.New("--workspace-hard-links needs --workspace: without one there are no file tools"))
 	}
 	if c.CachedAgents < 0 {
 		errs = append(errs, errors.New("--cached-agents must not be negative (0: the SDK's default)"))

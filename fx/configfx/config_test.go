@@ -188,3 +188,32 @@ func TestStreamDefaultsServePlainHTTPOnLoopbackWithLimits(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, cfg.Stream.TLS())
 }
+
+func TestWorkspaceHardLinksAreOptInByFlagOrEnvironment(t *testing.T) {
+	noEnv := func(string) string { return "" }
+	cfg, err := Load([]string{"--workspace", "docs"}, noEnv, io.Discard)
+	require.NoError(t, err)
+	require.False(t, cfg.Tools.AllowHardLinks, "a hard link may name a file outside the workspace: refused by default")
+
+	cfg, err = Load([]string{"--workspace", "docs", "--workspace-hard-links"}, noEnv, io.Discard)
+	require.NoError(t, err)
+	require.True(t, cfg.Tools.AllowHardLinks)
+
+	env := func(k string) string { return map[string]string{EnvWorkspaceHardLinks: "true"}[k] }
+	cfg, err = Load([]string{"--workspace", "docs"}, env, io.Discard)
+	require.NoError(t, err)
+	require.True(t, cfg.Tools.AllowHardLinks)
+	cfg, err = Load([]string{"--workspace", "docs", "--workspace-hard-links=false"}, env, io.Discard)
+	require.NoError(t, err)
+	require.False(t, cfg.Tools.AllowHardLinks, "the flag overrides the environment")
+
+	_, err = Load([]string{"--workspace", "docs"}, func(k string) string { return map[string]string{EnvWorkspaceHardLinks: "yes please"}[k] }, io.Discard)
+	require.ErrorContains(t, err, EnvWorkspaceHardLinks+`="yes please": want true or false`)
+	_, err = Load([]string{"--workspace-hard-links"}, noEnv, io.Discard)
+	require.ErrorContains(t, err, "--workspace-hard-links needs --workspace")
+
+	var help bytes.Buffer
+	_, err = Load([]string{"-h"}, noEnv, &help)
+	require.ErrorIs(t, err, flag.ErrHelp)
+	require.Regexp(t, `\nworker:\n(  .*\n)*  --workspace-hard-links\n .*\[\$`+EnvWorkspaceHardLinks+`\]\n`, help.String())
+}

@@ -25,7 +25,7 @@ var helpGroups = []helpGroup{
 	}, []string{"TEMPORAL_API_KEY", "TEMPORAL_TLS_* (client certificate, server CA, server name)",
 		"TEMPORAL_PROFILE and TEMPORAL_CONFIG_FILE (a profile of temporal.toml)"}},
 	{"worker", []string{
-		"task-queue", "v", "verbose", "workspace", "workspace-deny", "mcp-config", "tool-timeout", "model-timeout",
+		"task-queue", "v", "verbose", "workspace", "workspace-deny", "workspace-hard-links", "mcp-config", "tool-timeout", "model-timeout",
 		"heartbeat-timeout", "heartbeat-interval", "sticky-timeout", "cached-agents", "max-run-turns", "max-run-events",
 		"stream-addr", "stream-url", "stream-tls-cert", "stream-tls-key", "stream-max-subscribers", "stream-max-per-stream",
 	}, nil},
@@ -44,7 +44,7 @@ var flagEnv = map[string]string{
 	"address": "TEMPORAL_ADDRESS", "namespace": "TEMPORAL_NAMESPACE",
 	"provider": "TETHER_PROVIDER", "openai-base-url": "OPENAI_BASE_URL", "openai-model": "OPENAI_MODEL",
 	"anthropic-base-url": "ANTHROPIC_BASE_URL", "anthropic-model": "ANTHROPIC_MODEL",
-	"mcp-config": EnvMCPConfig, "console-tls-cert": EnvConsoleTLSCert, "console-tls-key": EnvConsoleTLSKey,
+	"mcp-config": EnvMCPConfig, "workspace-hard-links": EnvWorkspaceHardLinks, "console-tls-cert": EnvConsoleTLSCert, "console-tls-key": EnvConsoleTLSKey,
 	"codec-key-file": codec.EnvKeyFile, "codec-key-id": codec.EnvKeyID,
 	"otlp-endpoint": "OTEL_EXPORTER_OTLP_ENDPOINT", "otlp-protocol": "OTEL_EXPORTER_OTLP_PROTOCOL",
 }

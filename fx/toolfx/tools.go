@@ -34,7 +34,9 @@ type Params struct {
 func New(p Params) (*tools.Registry, error) {
 	all := append([]tools.Tool{tools.CurrentTime(time.Now), tools.Calculator()}, tools.LoopTools()...)
 	if p.Config.Workspace != "" {
-		ws, err := tools.Workspace(tools.WorkspaceOptions{Root: p.Config.Workspace, Deny: p.Config.Deny})
+		ws, err := tools.Workspace(tools.WorkspaceOptions{
+			Root: p.Config.Workspace, Deny: p.Config.Deny, AllowHardLinks: p.Config.AllowHardLinks,
+		})
 		if err != nil {
 			return nil, badWorkspace(p.Config.Workspace, err)
 		}

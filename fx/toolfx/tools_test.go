@@ -1,6 +1,10 @@
 package toolfx
 
 import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -24,4 +28,25 @@ func TestBadWorkspaceConfigurationStopsTheWorker(t *testing.T) {
 	require.ErrorContains(t, err, "deny pattern")
 	_, err = New(Params{Config: configfx.ToolsConfig{Workspace: "/no/such/dir"}})
 	require.ErrorContains(t, err, "/no/such/dir")
+}
+
+// The worker's --workspace-hard-links reaches the file tools: without it a
+// hard-linked file is withheld, with it read.
+func TestWorkspaceHardLinksSettingReachesReadFile(t *testing.T) {
+	root := t.TempDir()
+	outside := filepath.Join(t.TempDir(), "linked.txt")
+	require.NoError(t, os.WriteFile(outside, []byte("linked on purpose"), 0o600))
+	if err := os.Link(outside, filepath.Join(root, "linked.txt")); err != nil {
+		t.Skipf("no hard links here: %v", err)
+	}
+	read := func(allow bool) string {
+		r, err := New(Params{Config: configfx.ToolsConfig{Workspace: root, Deny: tools.DefaultDeny(), AllowHardLinks: allow}})
+		require.NoError(t, err)
+		res, err := r.Execute(context.Background(), tools.Call{Name: "read_file", Arguments: json.RawMessage(`{"path":"linked.txt"}`)})
+		require.NoError(t, err)
+		return res.Content
+	}
+	require.Contains(t, read(false), "hard links")
+	require.NotContains(t, read(false), "linked on purpose")
+	require.Contains(t, read(true), "linked on purpose")
 }
