@@ -30,6 +30,23 @@
 //     turn carries tool results) is sent without thinking.
 //   - Stream calls emit on the calling goroutine in wire order. A stream
 //     that ends before message_stop is a network failure, never a message.
+//   - Every request asks for prompt caching with at most the API's 4
+//     cache_control breakpoints (cache.go): the last tool, the last system
+//     block, the end of what the previous call sent (the turn before the
+//     last assistant turn) and the request's own end, so each call reads
+//     the prefix the one before wrote and writes its end for the next. The
+//     prefix is byte-stable: tools in the order the call names them, the
+//     system prompt as the log holds it, runtime context where it was
+//     recorded in the conversation, the same after Continue-As-New.
+//     Invalidations are known and accepted: compaction and pruning rewrite
+//     the conversation, so the next call reads only tools and system and
+//     writes the rest again; a system prompt that changes between steps (a
+//     Prompt whose variables do) keeps only the tools; a model switch starts
+//     the new model's own cache; a turn with Effort set thinks on its first
+//     call but not in its tool loop, and a change of thinking settings drops
+//     the message part of the cache (tools and system stay). A prefix
+//     shorter than the model's minimum (1,024 tokens for most) is not
+//     cached, and its markers cost nothing.
 //   - Complete is bounded by the SDK's 10-minute default unless
 //     Config.Timeout is set, and the SDK refuses (as invalid_request, before
 //     sending) a non-streaming max_tokens it expects to take longer.

@@ -46,6 +46,10 @@ type Config struct {
 	Timeout time.Duration
 	// HTTPClient is optional; nil uses http.DefaultClient.
 	HTTPClient *http.Client
+	// CacheTTL is how long the prompt cache keeps what a call writes:
+	// CacheTTLShort (5 minutes, also when 0) or CacheTTLLong (an hour, for
+	// agents that idle longer between turns; writes cost more).
+	CacheTTL time.Duration
 }
 
 // Provider calls the Messages API. It is safe for concurrent use.
@@ -53,7 +57,8 @@ type Provider struct {
 	messages         sdk.MessageService
 	defaultModel     string
 	defaultMaxTokens int64
-	scrubber         llm.Scrubber // removes the API key from error text and replies
+	cache            sdk.CacheControlEphemeralParam // every breakpoint's marker
+	scrubber         llm.Scrubber                   // removes the API key from error text and replies
 }
 
 // New validates cfg and builds a Provider.
@@ -85,6 +90,7 @@ func New(cfg Config) (*Provider, error) {
 		messages:         sdk.NewMessageService(opts...),
 		defaultModel:     cfg.DefaultModel,
 		defaultMaxTokens: int64(cfg.DefaultMaxTokens),
+		cache:            cacheControl(cfg.CacheTTL),
 		scrubber:         llm.NewScrubber(cfg.APIKey),
 	}, nil
 }
@@ -102,6 +108,8 @@ func (c Config) validate() error {
 		return errors.New("anthropic config: default max tokens must not be negative")
 	case c.Timeout < 0:
 		return errors.New("anthropic config: timeout must not be negative")
+	case c.CacheTTL != 0 && c.CacheTTL != CacheTTLShort && c.CacheTTL != CacheTTLLong:
+		return fmt.Errorf("anthropic config: cache ttl %s: want %s or %s", c.CacheTTL, CacheTTLShort, CacheTTLLong)
 	}
 	return nil
 }
@@ -112,7 +120,7 @@ func (c Config) validate() error {
 func (p *Provider) DefaultModel() string { return p.defaultModel }
 
 func (p *Provider) Complete(ctx context.Context, req llm.Request) (eventlog.AssistantMessage, error) {
-	params, err := buildParams(req, p.defaultModel, p.defaultMaxTokens)
+	params, err := p.params(req)
 	if err != nil {
 		return eventlog.AssistantMessage{}, err
 	}
@@ -128,4 +136,14 @@ func (p *Provider) Complete(ctx context.Context, req llm.Request) (eventlog.Assi
 		return eventlog.AssistantMessage{}, p.failure(ctx, err, raw)
 	}
 	return p.scrubber.Reply(toAssistant(res))
+}
+
+// params builds the request's params with its cache breakpoints.
+func (p *Provider) params(req llm.Request) (sdk.MessageNewParams, error) {
+	params, err := buildParams(req, p.defaultModel, p.defaultMaxTokens)
+	if err != nil {
+		return sdk.MessageNewParams{}, err
+	}
+	markCache(&params, p.cache)
+	return params, nil
 }

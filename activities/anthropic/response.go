@@ -32,11 +32,13 @@ func toAssistant(m *sdk.Message) (eventlog.AssistantMessage, error) {
 		Text:      text.String(),
 		ToolCalls: llm.NormalizeToolCalls(calls),
 		Usage: eventlog.Usage{
-			// Anthropic's input_tokens exclude cache reads; the loop counts
-			// every prompt token as input, cached ones also as cached.
-			InputTokens:  m.Usage.InputTokens + m.Usage.CacheReadInputTokens,
-			OutputTokens: m.Usage.OutputTokens,
-			CachedTokens: m.Usage.CacheReadInputTokens,
+			// Anthropic's input_tokens exclude cache reads and writes; the
+			// loop counts every prompt token as input, and reads and writes
+			// also apart.
+			InputTokens:      m.Usage.InputTokens + m.Usage.CacheReadInputTokens + m.Usage.CacheCreationInputTokens,
+			OutputTokens:     m.Usage.OutputTokens,
+			CachedTokens:     m.Usage.CacheReadInputTokens,
+			CacheWriteTokens: m.Usage.CacheCreationInputTokens,
 		},
 		FinishReason: finishReason(m.StopReason),
 		Provider:     providerName,

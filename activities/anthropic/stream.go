@@ -18,7 +18,7 @@ import (
 // quick; nil emits nothing. Every error is an *llm.Error; chunks emitted
 // before a failure are not retracted, and the caller must discard them.
 func (p *Provider) Stream(ctx context.Context, req llm.Request, emit func(llm.Chunk)) (eventlog.AssistantMessage, error) {
-	params, err := buildParams(req, p.defaultModel, p.defaultMaxTokens)
+	params, err := p.params(req)
 	if err != nil {
 		return eventlog.AssistantMessage{}, err
 	}
