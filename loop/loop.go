@@ -198,6 +198,7 @@ func (l *Loop) step(now time.Time, in Input) error {
 		return nil
 	case Maintain:
 		return l.maintain(now, in.Task)
+	default: // an outcome or orchestration: below
 	}
 	if l.phase == finished {
 		return l.late(now, in)
@@ -226,6 +227,7 @@ func (l *Loop) late(now time.Time, in Input) error {
 		l.parentGone(now)
 	case SpawnChild, Decide:
 		return signals.ErrContinuing
+	default: // the finished run's own work: nothing left to apply
 	}
 	return nil
 }
@@ -298,6 +300,7 @@ func (l *Loop) outcome(now time.Time, in Input) error {
 		if l.expect(compacting, in) {
 			l.summarized(now, in)
 		}
+	default: // a request: step applied it
 	}
 	return nil
 }
