@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 
 	"go.temporal.io/sdk/temporal"
@@ -86,6 +87,13 @@ func (r *run) exec(ctx workflow.Context, cmd loop.Command) *end {
 	case loop.Fail:
 		r.logger(ctx).Error("Session log transition failed", "error", c.Err)
 		return &end{err: c.Err}
+	default:
+		// A command without a case would be dropped and the run would wait
+		// for an outcome that never comes. The panic fails the workflow task
+		// instead; the SDK retries the task (the worker's panic policy blocks,
+		// never fails, the workflow), so the run goes on once a worker with
+		// the case runs it. `make check`'s sum-type check finds it first.
+		panic(fmt.Sprintf("workflows: exec has no case for command %T", cmd))
 	}
 	return nil
 }
