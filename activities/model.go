@@ -233,7 +233,8 @@ func (m *Model) request(ctx context.Context, in signals.ModelInput) (llm.Request
 	if s := in.Call.Summarize; s != nil {
 		return summaryRequest(in.Call, msgs, s.Keep), nil
 	}
-	return llm.Request{Model: in.Call.Model, MaxTokens: in.Call.MaxTokens, Effort: in.Call.Effort, Messages: msgs, Tools: specs}, nil
+	return llm.Request{Model: in.Call.Model, MaxTokens: in.Call.MaxTokens, Effort: in.Call.Effort, Messages: msgs, Tools: specs,
+		CacheKey: ownRef(ctx, in.Ref).AgentID}, nil
 }
 
 // ErrLogUnavailable is the ApplicationError type of a failed log read, in

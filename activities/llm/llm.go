@@ -18,6 +18,10 @@ type Request struct {
 	Effort   string
 	Messages []eventlog.Message
 	Tools    []ToolSpec
+	// CacheKey names whose conversation this is, the same for all of an
+	// agent's calls across Continue-As-New (its agent ID), for providers
+	// that route calls sharing a prompt prefix by a key; empty sends none.
+	CacheKey string
 }
 
 // ToolSpec describes a tool to the model.

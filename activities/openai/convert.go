@@ -177,9 +177,11 @@ func toAssistant(c *openai.ChatCompletion) (eventlog.AssistantMessage, error) {
 		Text:      choice.Message.Content,
 		ToolCalls: toToolCalls(choice.Message.ToolCalls),
 		Usage: eventlog.Usage{
-			InputTokens:  c.Usage.PromptTokens,
-			OutputTokens: c.Usage.CompletionTokens,
-			CachedTokens: c.Usage.PromptTokensDetails.CachedTokens,
+			// prompt_tokens counts cached and written tokens too.
+			InputTokens:      c.Usage.PromptTokens,
+			OutputTokens:     c.Usage.CompletionTokens,
+			CachedTokens:     c.Usage.PromptTokensDetails.CachedTokens,
+			CacheWriteTokens: c.Usage.PromptTokensDetails.CacheWriteTokens,
 		},
 		Provider: providerName,
 		Model:    c.Model,

@@ -24,6 +24,17 @@
 //   - The output cap goes out as max_completion_tokens, the field OpenAI's
 //     reasoning models require and vLLM accepts. Ollama's compatibility layer
 //     only reads the deprecated max_tokens and ignores this cap.
+//   - Every call of an agent sends one prompt_cache_key, a hash of its
+//     agent ID (llm.Request.CacheKey; cache.go), the same in every run of
+//     its chain, so OpenAI keeps its calls on the cache its earlier calls
+//     filled; Config.CacheRetention is sent as prompt_cache_retention.
+//     OpenAI caches prefixes of 1,024 tokens and more by itself; the
+//     prefix stays byte-stable from call to call (tools in the order the
+//     call names them, the system prompt as the log holds it, runtime
+//     context where it was recorded), also after Continue-As-New.
+//     Compaction, pruning and a system prompt that changes between steps
+//     rewrite the prefix from there on; a model switch uses the new model's
+//     cache. vLLM and Ollama ignore both fields.
 //   - A tool result flagged IsError says so in its words: the chat
 //     completions wire format has no error flag, so its content starts with
 //     ErrorPrefix ("Error: ") unless it starts with "error" in any case

@@ -3,6 +3,7 @@ package openai
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"time"
@@ -37,12 +38,18 @@ type Config struct {
 	Timeout time.Duration
 	// HTTPClient is optional; nil uses http.DefaultClient.
 	HTTPClient *http.Client
+	// CacheRetention is sent as prompt_cache_retention: CacheRetention24h
+	// keeps cached prefixes up to a day, CacheRetentionInMemory minutes;
+	// empty sends none, leaving OpenAI's default (24h for most
+	// organisations, and the only one newer models take).
+	CacheRetention string
 }
 
 // Provider calls a chat completions endpoint. It is safe for concurrent use.
 type Provider struct {
 	chat         openai.ChatCompletionService
 	defaultModel string
+	retention    string       // prompt_cache_retention, or empty
 	scrubber     llm.Scrubber // removes the API key from error text and replies
 }
 
@@ -68,6 +75,7 @@ func New(cfg Config) (*Provider, error) {
 	return &Provider{
 		chat:         openai.NewChatCompletionService(opts...),
 		defaultModel: cfg.DefaultModel,
+		retention:    cfg.CacheRetention,
 		scrubber:     llm.NewScrubber(cfg.APIKey),
 	}, nil
 }
@@ -84,6 +92,11 @@ func (c Config) validate() error {
 	if c.Timeout < 0 {
 		return errors.New("openai config: timeout must not be negative")
 	}
+	switch c.CacheRetention {
+	case "", CacheRetentionInMemory, CacheRetention24h:
+	default:
+		return fmt.Errorf("openai config: cache retention %q: want %q or %q", c.CacheRetention, CacheRetentionInMemory, CacheRetention24h)
+	}
 	return nil
 }
 
@@ -93,7 +106,7 @@ func (c Config) validate() error {
 func (p *Provider) DefaultModel() string { return p.defaultModel }
 
 func (p *Provider) Complete(ctx context.Context, req llm.Request) (eventlog.AssistantMessage, error) {
-	params, err := buildParams(req, p.defaultModel)
+	params, err := p.params(req)
 	if err != nil {
 		return eventlog.AssistantMessage{}, err
 	}
@@ -103,4 +116,14 @@ func (p *Provider) Complete(ctx context.Context, req llm.Request) (eventlog.Assi
 		return eventlog.AssistantMessage{}, p.failure(ctx, err, raw)
 	}
 	return p.scrubber.Reply(toAssistant(res))
+}
+
+// params builds the request's params with its prompt cache settings.
+func (p *Provider) params(req llm.Request) (openai.ChatCompletionNewParams, error) {
+	params, err := buildParams(req, p.defaultModel)
+	if err != nil {
+		return openai.ChatCompletionNewParams{}, err
+	}
+	markCache(&params, req.CacheKey, p.retention)
+	return params, nil
 }

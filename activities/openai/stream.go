@@ -30,7 +30,7 @@ var (
 // content. Every error is an *llm.Error; chunks already emitted for a failed
 // call are not retracted.
 func (p *Provider) Stream(ctx context.Context, req llm.Request, emit func(llm.Chunk)) (eventlog.AssistantMessage, error) {
-	params, err := buildParams(req, p.defaultModel)
+	params, err := p.params(req)
 	if err != nil {
 		return eventlog.AssistantMessage{}, err
 	}
