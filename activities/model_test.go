@@ -194,6 +194,7 @@ func TestModelCallCompletesWithProviderNameAndModel(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, llm.Request{
 				Model: tt.call.Model, MaxTokens: tt.call.MaxTokens, Messages: testConversation, Tools: wantSpecs,
+				CacheKey: testWorkflowID, // the agent whose log it is: the activity's own workflow
 			}, reqs[0])
 		})
 	}
