@@ -118,7 +118,12 @@ func ValidateSend(s Send) error {
 // spaces (it is also used as an update ID and inside references), and not
 // in the namespace of hook-made messages (MadePrefix).
 func ValidateID(id eventlog.MessageID) error {
-	if id == "" || len(id) > MaxIDBytes || IsMade(id) {
+	if id == "" {
+		// Said plainly: a raw signal without one is refused where no
+		// sender sees it but in the worker's log.
+		return fmt.Errorf("%w: empty (every message needs an ID: it is the message's dedupe key)", ErrInvalidID)
+	}
+	if len(id) > MaxIDBytes || IsMade(id) {
 		return fmt.Errorf("%w: %q", ErrInvalidID, id)
 	}
 	for _, r := range string(id) {
