@@ -63,3 +63,22 @@ func TestTheImportGraphKeepsTheHouseDirection(t *testing.T) {
 		})
 	}
 }
+
+// Nothing under internal/ depends on fx/ or bench/: internal packages are
+// the parts that the composition (fx/, cmd/) and the benchmark build on,
+// never the other way, so a main that needs both lives under cmd/. Tests
+// may (internal/cli's run a worker that workerfx builds).
+func TestInternalPackagesDependOnNoCompositionOrBenchmark(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Deps " "}}`, module+"/internal/...").CombinedOutput()
+	require.NoError(t, err, string(out))
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	require.Contains(t, strings.Join(lines, "\n"), module+"/internal/cluster ", "the listing holds the internal packages")
+	for _, line := range lines {
+		fields := strings.Fields(line)
+		for _, dep := range fields[1:] {
+			for _, up := range []string{module + "/fx", module + "/bench"} {
+				require.False(t, dep == up || strings.HasPrefix(dep, up+"/"), "%s must not depend on %s", fields[0], dep)
+			}
+		}
+	}
+}

@@ -1,7 +1,9 @@
-// Command worker is cmd/worker (the same flags, the same fx app) with the
-// benchmark workload added (bench/workload: its model as provider "bench"
-// and its 2 KB "fetch" tool, a regular activity), so scripts/cluster/run can
-// drive the in-process benchmark's agents against a real cluster.
+// Command clusterworker is cmd/worker (the same flags, the same fx app)
+// with the benchmark workload added (bench/workload: its model as provider
+// "bench" and its 2 KB "fetch" tool, a regular activity), so
+// scripts/cluster/run can drive the in-process benchmark's agents against a
+// real cluster. It lives under cmd/, not internal/cluster, because it
+// composes fx/ and bench/, which nothing under internal/ may import.
 package main
 
 import (
