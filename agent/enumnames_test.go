@@ -14,6 +14,7 @@ func TestEnumWordsAreTheProtoNamesInLowerCase(t *testing.T) {
 	require.Equal(t, "timed_out", endedAs(enumspb.WORKFLOW_EXECUTION_STATUS_TIMED_OUT))
 	require.Equal(t, "continued_as_new", endedAs(enumspb.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW))
 	require.Equal(t, "completed", endedAs(enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED))
-	require.True(t, closures[endedAs(enumspb.WORKFLOW_EXECUTION_STATUS_TIMED_OUT)], "a timed-out agent is closed in a tree")
+	require.Equal(t, "timed-out", endedWord(endedAs(enumspb.WORKFLOW_EXECUTION_STATUS_TIMED_OUT)), "a timed-out agent reads as every view says it")
+	require.Equal(t, "disposed", endedWord(endedAs(enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED)), "an agent completes only once disposed")
 	require.Equal(t, "cancel_requested", activityState(enumspb.PENDING_ACTIVITY_STATE_CANCEL_REQUESTED))
 }

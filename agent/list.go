@@ -1,9 +1,11 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,23 +35,37 @@ type ListOptions struct {
 	// Roots, instead of Parent or Parents, matches agents without a parent.
 	Roots bool
 	Turn  *int // the last opened turn
-	// Waiting is what the agent waits for: approval, answer or wait.
+	// TurnOp compares the turn with Turn: =, <, <=, > or >= ("" is =).
+	TurnOp string
+	// Waiting is what the agent waits for: approval, answer or wait; any
+	// matches all three.
 	Waiting string
+	// WaitUntil, when set, matches agents whose earliest wait ends by then.
+	WaitUntil time.Time
+	// Prefix matches agents whose ID starts with it.
+	Prefix string
 	// Closed includes agents that have ended (their last run only).
 	Closed bool
-	Limit  int // at most this many; 0 means DefaultListLimit
+	// Ended matches only agents that have ended (their last run only).
+	Ended bool
+	Limit int // at most this many; 0 means DefaultListLimit
 }
 
 // Summary is one agent as Temporal's visibility store sees it: eventually
 // consistent, so an agent may show its previous status for a moment.
 type Summary struct {
 	ID, RunID string
-	// Status is idle or running for an open agent; for a closed one, how
-	// its workflow ended (completed, terminated, ...).
-	Status        string
+	// Status is idle or running for an open agent, starting while no
+	// worker has run it (markStarting); for a closed one, how it ended
+	// (signals.Ended: disposed, failed, terminated, canceled, timed-out).
+	Status string
+	// Model is provider/model as TetherModel holds it ("default" for a
+	// part left to the worker until it resolved it: ModelShown).
 	Model, Parent string
 	Turn          int
 	Started       time.Time
+	Closed        time.Time // when it ended; zero while it is open
+	TaskQueue     string
 	// Waiting is what it waits for (approval, answer, wait), and until
 	// when its earliest wait ends.
 	Waiting   string
@@ -59,21 +75,26 @@ type Summary struct {
 // Query is the visibility query for o. Values are quoted as the query
 // language reads them, so no filter value can change the query's shape.
 func (o ListOptions) Query() (string, error) {
-	if o.Status != "" && o.Status != eventlog.StatusIdle && o.Status != eventlog.StatusRunning {
-		return "", fmt.Errorf("%w: status %q: want idle or running", ErrBadFilter, o.Status)
-	}
-	if o.Parent != "" && len(o.Parents) > 0 || o.Roots && (o.Parent != "" || len(o.Parents) > 0) {
-		return "", fmt.Errorf("%w: Parent, Parents and Roots: give one", ErrBadFilter)
+	if err := o.check(); err != nil {
+		return "", err
 	}
 	terms := []string{"WorkflowType = " + quote(signals.AgentWorkflow)}
-	if o.Closed {
+	switch {
+	case o.Ended:
+		terms = append(terms, "ExecutionStatus != 'Running' AND ExecutionStatus != 'ContinuedAsNew'")
+	case o.Closed:
 		terms = append(terms, "ExecutionStatus != 'ContinuedAsNew'")
-	} else {
+	default:
 		terms = append(terms, "ExecutionStatus = 'Running'")
+	}
+	waiting := o.Waiting
+	if waiting == WaitingAny {
+		waiting = ""
+		terms = append(terms, signals.AttrWaiting+" IS NOT NULL")
 	}
 	for _, f := range []struct{ attr, value string }{
 		{signals.AttrStatus, string(o.Status)}, {signals.AttrModel, o.Model}, {signals.AttrParent, o.Parent},
-		{signals.AttrWaiting, o.Waiting},
+		{signals.AttrWaiting, waiting},
 	} {
 		if f.value != "" {
 			terms = append(terms, f.attr+" = "+quote(f.value))
@@ -90,9 +111,33 @@ func (o ListOptions) Query() (string, error) {
 		terms = append(terms, signals.AttrParent+" IS NULL")
 	}
 	if o.Turn != nil {
-		terms = append(terms, fmt.Sprintf("%s = %d", signals.AttrTurn, *o.Turn))
+		terms = append(terms, fmt.Sprintf("%s %s %d", signals.AttrTurn, cmp.Or(o.TurnOp, "="), *o.Turn))
+	}
+	if !o.WaitUntil.IsZero() {
+		terms = append(terms, signals.AttrWaitUntil+" <= "+quote(o.WaitUntil.UTC().Format(time.RFC3339)))
+	}
+	if o.Prefix != "" {
+		terms = append(terms, "WorkflowId STARTS_WITH "+quote(o.Prefix))
 	}
 	return strings.Join(terms, " AND "), nil
+}
+
+// WaitingAny is ListOptions.Waiting for an agent that waits for anything.
+const WaitingAny = "any"
+
+// check refuses the options no query can ask.
+func (o ListOptions) check() error {
+	switch {
+	case o.Status != "" && o.Status != eventlog.StatusIdle && o.Status != eventlog.StatusRunning:
+		return fmt.Errorf("%w: status %q: want idle or running", ErrBadFilter, o.Status)
+	case o.Status != "" && o.Ended:
+		return fmt.Errorf("%w: status %q of agents that have ended", ErrBadFilter, o.Status)
+	case o.Parent != "" && len(o.Parents) > 0 || o.Roots && (o.Parent != "" || len(o.Parents) > 0):
+		return fmt.Errorf("%w: Parent, Parents and Roots: give one", ErrBadFilter)
+	case !slices.Contains([]string{"", "=", "<", "<=", ">", ">="}, o.TurnOp):
+		return fmt.Errorf("%w: turn comparison %q: want =, <, <=, > or >=", ErrBadFilter, o.TurnOp)
+	}
+	return nil
 }
 
 // quote makes s a string literal of Temporal's visibility query language,
@@ -126,7 +171,9 @@ func (r *Client) List(ctx context.Context, o ListOptions) ([]Summary, bool, erro
 		}
 		if token = resp.GetNextPageToken(); len(token) == 0 || len(out) > limit {
 			more := len(out) > limit
-			return out[:min(len(out), limit)], more, nil
+			out = out[:min(len(out), limit)]
+			r.markStarting(ctx, out)
+			return out, more, nil
 		}
 	}
 }
@@ -134,7 +181,8 @@ func (r *Client) List(ctx context.Context, o ListOptions) ([]Summary, bool, erro
 // summary reads an execution's search attributes. A value that is
 // missing or does not decode stays zero: a listing shows what it can.
 func summary(ex *workflowpb.WorkflowExecutionInfo) Summary {
-	s := Summary{ID: ex.GetExecution().GetWorkflowId(), RunID: ex.GetExecution().GetRunId(), Started: ex.GetStartTime().AsTime()}
+	s := Summary{ID: ex.GetExecution().GetWorkflowId(), RunID: ex.GetExecution().GetRunId(), Started: ex.GetStartTime().AsTime(),
+		TaskQueue: ex.GetTaskQueue()}
 	fields := ex.GetSearchAttributes().GetIndexedFields()
 	decode := func(name string, v any) { _ = converter.GetDefaultDataConverter().FromPayload(fields[name], v) }
 	decode(signals.AttrStatus, &s.Status)
@@ -144,7 +192,7 @@ func summary(ex *workflowpb.WorkflowExecutionInfo) Summary {
 	decode(signals.AttrWaiting, &s.Waiting)
 	decode(signals.AttrWaitUntil, &s.WaitUntil)
 	if st := ex.GetStatus(); st != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
-		s.Status = endedAs(st)
+		s.Status, s.Closed = endedWord(endedAs(st)), ex.GetCloseTime().AsTime()
 	}
 	return s
 }

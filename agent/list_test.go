@@ -2,6 +2,7 @@ package agent
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -29,6 +30,13 @@ func TestListQueryFiltersByTetherAttributesWithQuotedValues(t *testing.T) {
 			base + ` AND TetherParent = 'x\' OR WorkflowType = \'tether.Agent'`},
 		{"a backslash cannot escape the closing quote", ListOptions{Model: `m\`},
 			base + ` AND TetherModel = 'm\\'`},
+		{"parents ending in a backslash or holding quotes", ListOptions{Parents: []string{`p\`, `a'b"c`}},
+			base + ` AND TetherParent IN ('p\\', 'a\'b"c')`},
+		{"only agents that ended", ListOptions{Ended: true},
+			"WorkflowType = 'tether.Agent' AND ExecutionStatus != 'Running' AND ExecutionStatus != 'ContinuedAsNew'"},
+		{"a turn compared, a prefix, waiting for anything by a time",
+			ListOptions{Turn: &turn3, TurnOp: ">=", Prefix: `it's\`, Waiting: WaitingAny, WaitUntil: time.Date(2026, 1, 2, 15, 4, 0, 0, time.FixedZone("", 3600))},
+			base + ` AND TetherWaiting IS NOT NULL AND TetherTurn >= 3 AND TetherWaitUntil <= '2026-01-02T14:04:00Z' AND WorkflowId STARTS_WITH 'it\'s\\'`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -41,6 +49,14 @@ func TestListQueryFiltersByTetherAttributesWithQuotedValues(t *testing.T) {
 
 func TestListQueryRejectsAnUnknownStatus(t *testing.T) {
 	_, err := ListOptions{Status: "idle' OR 1=1"}.Query()
+	require.ErrorIs(t, err, ErrBadFilter)
+}
+
+func TestListQueryRejectsATurnComparisonOrAStatusItCannotAsk(t *testing.T) {
+	three := 3
+	_, err := ListOptions{Turn: &three, TurnOp: "=="}.Query()
+	require.ErrorIs(t, err, ErrBadFilter)
+	_, err = ListOptions{Status: eventlog.StatusIdle, Ended: true}.Query()
 	require.ErrorIs(t, err, ErrBadFilter)
 }
 

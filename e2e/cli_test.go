@@ -75,10 +75,11 @@ func TestStarterRunsAConversationAndReportsTypedErrors(t *testing.T) {
 	r = e.starter(ctx, "status", "cli")
 	requireExit(t, r, 0)
 	require.Contains(t, r.out, "disposed:  true\n", "a closed agent's status is still readable")
+	require.Contains(t, r.out, "status:    disposed\n", "in the words ls and tree use")
 
 	r = e.starter(ctx, "start", "--id", "cli", "hi")
 	requireExit(t, r, 1)
-	require.Contains(t, r.err, "agent ID cli was used by an agent that has ended (completed)")
+	require.Contains(t, r.err, "agent ID cli was used by an agent that has ended (disposed)")
 
 	r = e.starter(ctx, "frobnicate", "cli")
 	requireExit(t, r, 2)

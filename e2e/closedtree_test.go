@@ -13,7 +13,7 @@ import (
 	"github.com/tetherdev/tether/workflows"
 )
 
-// A closed agent reads closed in a tree, with how it ended, though its
+// A closed agent reads how it ended in a tree (signals.Ended), though its
 // status query still answers (and would say idle); an open one reads its
 // status.
 func TestATreeShowsClosedAgentsAsClosedWithHowTheyEnded(t *testing.T) {
@@ -40,17 +40,17 @@ func TestATreeShowsClosedAgentsAsClosedWithHowTheyEnded(t *testing.T) {
 	tree, err := e.agents.Tree(ctx, "tr-root")
 	require.NoError(t, err)
 	require.Equal(t, "idle", tree.Status)
-	require.Equal(t, map[string]string{"tr-done": "closed (completed)", "tr-term": "closed (terminated)", "tr-idle": "idle"},
+	require.Equal(t, map[string]string{"tr-done": "disposed", "tr-term": "terminated", "tr-idle": "idle"},
 		statuses(tree.Children))
 	r := e.starter(ctx, "tree", "tr-root")
 	requireExit(t, r, 0)
-	require.Contains(t, r.out, "\n  tr-term  closed (terminated)\n", r.out)
-	require.Contains(t, r.out, "\n  tr-done  closed (completed)", r.out)
+	require.Contains(t, r.out, "\n  tr-term  terminated\n", r.out)
+	require.Contains(t, r.out, "\n  tr-done  disposed", r.out)
 
 	require.NoError(t, e.c.TerminateWorkflow(ctx, "tr-root", "", "test"))
 	tree, err = e.agents.Tree(ctx, "tr-root")
 	require.NoError(t, err)
-	require.Equal(t, "closed (terminated)", tree.Status, "the root too")
+	require.Equal(t, "terminated", tree.Status, "the root too")
 	require.Equal(t, "idle", statuses(tree.Children)["tr-idle"])
 }
 

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -104,9 +105,11 @@ func usedID(ctx context.Context, e env, id string, err error) error {
 		"start with another --id, or read the old one with starter log %s", id, endedAs(st), id)
 }
 
-// endedAs is a closed workflow status as a word: completed, failed, ...
+// endedAs is a closed workflow status as the views say it
+// (signals.Ended): disposed, failed, timed-out, ...
 func endedAs(st enumspb.WorkflowExecutionStatus) string {
-	return strings.ToLower(strings.TrimPrefix(enumspb.WorkflowExecutionStatus_name[int32(st)], "WORKFLOW_EXECUTION_STATUS_"))
+	name := enumspb.WorkflowExecutionStatus_name[int32(st)]
+	return cmp.Or(string(signals.EndedFrom(name)), strings.ToLower(strings.TrimPrefix(name, "WORKFLOW_EXECUTION_STATUS_")))
 }
 
 func compact(_ Starter, args []string) (action, error) {
@@ -215,7 +218,7 @@ var wait = idCommand("wait", func(ctx context.Context, e env, id string) error {
 	if err != nil {
 		return err
 	}
-	printStatus(e, st)
+	printStatus(e, agent.OpenStatus(st), st)
 	printBlocked(e, h.ID, st)
 	return nil
 })

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -37,6 +38,7 @@ func list(_ Starter, args []string) (action, error) {
 		if err := printAgents(e.s.Out, agents); err != nil {
 			return err
 		}
+		noteStarting(e, agents)
 		if more {
 			fmt.Fprintf(e.s.Err, "starter: more than %d agents: narrow the filters or raise --limit\n", len(agents))
 		}
@@ -89,10 +91,25 @@ func printAgents(w io.Writer, agents []agent.Summary) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSTATUS\tMODEL\tTURN\tPARENT\tWAITING\tSTARTED")
 	for _, a := range agents {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, dash(a.Status), dash(a.Model), strconv.Itoa(a.Turn), dash(a.Parent),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, dash(a.Status), dash(agent.ModelShown(a.Model)), strconv.Itoa(a.Turn), dash(a.Parent),
 			dash(a.Waiting), a.Started.UTC().Format(time.RFC3339))
 	}
 	return tw.Flush()
+}
+
+// noteStarting says, on Err, which listed agents wait for a worker, by
+// task queue: what status says of each of them.
+func noteStarting(e env, agents []agent.Summary) {
+	byQueue := map[string][]string{}
+	for _, a := range agents {
+		if a.Status == agent.StatusStarting {
+			byQueue[a.TaskQueue] = append(byQueue[a.TaskQueue], a.ID)
+		}
+	}
+	for _, q := range slices.Sorted(maps.Keys(byQueue)) {
+		fmt.Fprintf(e.s.Err, "starter: no worker polls task queue %q, so none has run these agents yet (starting): %s; "+
+			"they run once one polls it (worker --task-queue %s)\n", q, strings.Join(byQueue[q], ", "), q)
+	}
 }
 
 func dash(s string) string {

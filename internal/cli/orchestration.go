@@ -80,7 +80,7 @@ func printNode(e env, n *agent.Node, indent string) {
 		line += "  turn " + itoa(n.Turn)
 	}
 	if n.Model != "" {
-		line += "  " + n.Model
+		line += "  " + agent.ModelShown(n.Model)
 	}
 	if u := n.Usage; u.InputTokens+u.OutputTokens > 0 {
 		line += "  " + itoa(int(u.InputTokens)) + " in / " + itoa(int(u.OutputTokens)) + " out tokens"

@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
 
 	"github.com/tetherdev/tether/agent"
 	"github.com/tetherdev/tether/eventlog"
@@ -54,9 +57,11 @@ func fromHistory(e env, err error) bool {
 
 func showStatus(ctx context.Context, e env, h *agent.Handle, asJSON bool) error {
 	st, err := h.Status(ctx)
-	if err != nil && !fromHistory(e, err) {
+	var closed *agent.ClosedError
+	if err != nil && !fromHistory(e, err) && (asJSON || !errors.As(err, &closed)) {
 		return err
 	}
+	word := statusWord(ctx, e, h.ID, st, err)
 	calls, err := h.Calls(ctx)
 	switch {
 	case err != nil:
@@ -64,10 +69,36 @@ func showStatus(ctx context.Context, e env, h *agent.Handle, asJSON bool) error 
 	case asJSON:
 		return e.json(statusJSON{StatusView: st, Retrying: calls.Retrying, Progress: calls.Progress})
 	}
-	printStatus(e, st)
+	printStatus(e, word, st)
 	printRetrying(e, calls.Retrying)
 	printProgress(e, calls.Progress)
 	return nil
+}
+
+// statusWord is the agent's status as ls and tree say it (agent.Summary):
+// how it ended once closed (signals.Ended), with why when its history
+// says; disposing while a dispose is under way; starting while no worker
+// has run it; else idle or running. err is what Status returned beside
+// st.
+func statusWord(ctx context.Context, e env, id string, st signals.StatusView, err error) string {
+	var closed *agent.ClosedError
+	var nw *agent.NoWorkerError
+	switch {
+	case errors.As(err, &closed):
+		word := string(signals.EndedFrom(closed.How))
+		if closed.Reason != "" {
+			word += " (" + closed.Reason + ")"
+		}
+		return cmp.Or(word, closed.How)
+	case errors.As(err, &nw) && st.Turn == 0 && st.Status == eventlog.StatusIdle:
+		return agent.StatusStarting
+	case st.Disposed:
+		desc, derr := e.conn.c.DescribeWorkflowExecution(ctx, id, "")
+		if derr == nil && desc.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+			return string(signals.EndedDisposed)
+		}
+	}
+	return agent.OpenStatus(st)
 }
 
 // printRetrying says which calls fail and are tried again, and why.
@@ -95,9 +126,10 @@ func showLog(ctx context.Context, e env, h *agent.Handle, asJSON bool) error {
 	return agent.WriteTranscript(e.s.Out, h.ID, log)
 }
 
-func printStatus(e env, st signals.StatusView) {
+// printStatus prints st, word its status (statusWord).
+func printStatus(e env, word string, st signals.StatusView) {
 	e.printf("status:    %s\nturn:      %d\nstep:      %d\nin turn:   %t\ndisposed:  %t\nlog:       %d events\n",
-		st.Status, st.Turn, st.Step, st.InTurn, st.Disposed, st.LogLen)
+		word, st.Turn, st.Step, st.InTurn, st.Disposed, st.LogLen)
 	for _, l := range []struct {
 		name string
 		msgs []eventlog.Pending
