@@ -37,6 +37,14 @@ func (b *binding) associatedData(keyID string) []byte {
 	return ad
 }
 
+// refused is the error of b's payload in want's context.
+func (b *binding) refused(want *binding) *BindingError {
+	if b == nil {
+		return &BindingError{WantNamespace: want.namespace, WantWorkflowID: want.workflowID}
+	}
+	return &BindingError{Namespace: b.namespace, WorkflowID: b.workflowID, WantNamespace: want.namespace, WantWorkflowID: want.workflowID}
+}
+
 // mark writes the binding into an encrypted payload's metadata.
 func (b *binding) mark(md map[string][]byte) {
 	if b == nil {

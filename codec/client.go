@@ -3,7 +3,6 @@ package codec
 import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
-	"go.temporal.io/sdk/temporal"
 )
 
 // NewDataConverter is the SDK's default data converter with c encrypting
@@ -19,7 +18,8 @@ func NewDataConverter(c *Codec) converter.DataConverter {
 // With keys, payloads go through a local Codec, replacing any remote codec
 // a temporal.toml profile put in opts.DataConverter (envconfig's
 // IncludeRemoteCodec). With either, failure messages and stack traces are
-// encoded too, so error text is not plaintext at rest either.
+// encoded too, so error text is not plaintext at rest either, and with
+// keys a failure is bound to its workflow as its payloads are.
 func Configure(opts *client.Options, keys Config) (converter.DataConverter, error) {
 	if keys.Enabled() {
 		c, err := New(keys)
@@ -31,9 +31,6 @@ func Configure(opts *client.Options, keys Config) (converter.DataConverter, erro
 	if opts.DataConverter == nil {
 		return converter.GetDefaultDataConverter(), nil
 	}
-	opts.FailureConverter = temporal.NewDefaultFailureConverter(temporal.DefaultFailureConverterOptions{
-		DataConverter:          opts.DataConverter,
-		EncodeCommonAttributes: true,
-	})
+	opts.FailureConverter = newFailureConverter(opts.DataConverter)
 	return opts.DataConverter, nil
 }

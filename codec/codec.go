@@ -34,6 +34,9 @@ type Codec struct {
 	active string
 	aeads  map[string]cipher.AEAD
 	ids    []string // configured IDs in configuration order, for errors
+	// requireBinding refuses unbound payloads in a workflow's context
+	// (Config.RequireBinding).
+	requireBinding bool
 }
 
 var _ converter.PayloadCodec = (*Codec)(nil)
@@ -47,7 +50,7 @@ func New(cfg Config) (*Codec, error) {
 		return nil, fmt.Errorf("%w: no keys configured", ErrInvalidConfig)
 	}
 	active, _ := cfg.active()
-	c := &Codec{active: active, aeads: map[string]cipher.AEAD{}}
+	c := &Codec{active: active, aeads: map[string]cipher.AEAD{}, requireBinding: cfg.RequireBinding}
 	for _, k := range cfg.Keys {
 		block, err := aes.NewCipher(k.Secret)
 		if err != nil {
@@ -124,7 +127,7 @@ func (c *Codec) decode(payloads []*commonpb.Payload, want *binding) ([]*commonpb
 }
 
 // decrypt opens p; with want set, only if p is bound to that workflow or
-// to none.
+// (unless the codec requires binding) to none.
 func (c *Codec) decrypt(p *commonpb.Payload, want *binding) (*commonpb.Payload, error) {
 	id := string(p.GetMetadata()[MetadataKeyID])
 	aead, ok := c.aeads[id]
@@ -135,8 +138,8 @@ func (c *Codec) decrypt(p *commonpb.Payload, want *binding) (*commonpb.Payload, 
 	if err != nil {
 		return nil, &DecryptError{KeyID: id, Err: err}
 	}
-	if want != nil && b != nil && *b != *want {
-		return nil, &BindingError{Namespace: b.namespace, WorkflowID: b.workflowID, WantNamespace: want.namespace, WantWorkflowID: want.workflowID}
+	if want != nil && ((b != nil && *b != *want) || (b == nil && c.requireBinding)) {
+		return nil, b.refused(want)
 	}
 	plain, err := aead.Open(nil, nil, p.GetData(), b.associatedData(id))
 	if err != nil {

@@ -23,7 +23,20 @@
 //     and is never decrypted; without a context (the codec server, history
 //     readers) it decrypts. A payload without "encryption-version" was
 //     written before binding (or without a context) and decrypts
-//     everywhere, so old histories replay;
+//     everywhere, so old histories replay, unless Config.RequireBinding
+//     (TETHER_CODEC_REQUIRE_BINDING, the key rotation's last step) refuses
+//     it in a workflow's context with *BindingError too;
+//   - Configure's failure converter binds a failure's encoded message,
+//     stack trace and details the same way (the SDK gives it the context
+//     of the workflow or activity that failed, and of the child a parent
+//     reads), so a failure copied into another workflow reads "Encoded
+//     failure" there; the SDK ignores a message it cannot decode, so a
+//     refused failure fails no workflow;
+//   - the codec server's /encode binds only when the request names the
+//     workflow (HeaderWorkflowID with HeaderNamespace): the Web UI and the
+//     CLI name none in their requests, so what they encode is unbound; a codec that requires binding answers
+//     such an /encode with 400 rather than make what every workflow
+//     refuses;
 //   - Encode leaves an encrypted payload as it is (never encrypts twice);
 //     Decode leaves a payload without the encrypted marker as it is, so
 //     histories written before encryption was enabled still decode;

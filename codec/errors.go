@@ -47,13 +47,19 @@ func (e *DecryptError) Unwrap() error { return e.Err }
 
 // BindingError is returned by a codec in one workflow's context for a
 // payload bound to another workflow: ciphertext copied from one agent's
-// history into a message to another. The payload is not decrypted.
+// history into a message to another. With Config.RequireBinding it is
+// also returned for a payload bound to no workflow (Namespace and
+// WorkflowID empty). The payload is not decrypted.
 type BindingError struct {
 	Namespace, WorkflowID         string // the payload's binding
 	WantNamespace, WantWorkflowID string // the context's
 }
 
 func (e *BindingError) Error() string {
+	if e.Namespace == "" && e.WorkflowID == "" {
+		return fmt.Sprintf("encrypted payload is bound to no workflow (written before binding, or by a codec server's /encode that named none), and binding is required (%s): not decrypted for %q in %q",
+			EnvRequireBinding, e.WantWorkflowID, e.WantNamespace)
+	}
 	return fmt.Sprintf("encrypted payload belongs to workflow %q in namespace %q, not to %q in %q",
 		e.WorkflowID, e.Namespace, e.WantWorkflowID, e.WantNamespace)
 }

@@ -27,6 +27,14 @@ type Config struct {
 	// ActiveKeyID names the key that encrypts; empty picks the only key
 	// when there is exactly one.
 	ActiveKeyID string
+	// RequireBinding refuses, in a workflow's context, an encrypted
+	// payload bound to no workflow (version 1: written before binding, or
+	// by the codec server's /encode naming no workflow) with a
+	// *BindingError. It is the key rotation's last step, once every
+	// history holding such payloads is closed and gone or rewritten;
+	// without a context (the codec server's /decode, history readers)
+	// they still decrypt.
+	RequireBinding bool
 }
 
 // Enabled reports whether any key is configured.
@@ -41,6 +49,9 @@ func (c Config) Validate() error {
 	if !c.Enabled() {
 		if c.ActiveKeyID != "" {
 			return fmt.Errorf("%w: active key %q named but no keys configured", ErrInvalidConfig, c.ActiveKeyID)
+		}
+		if c.RequireBinding {
+			return fmt.Errorf("%w: %s set but no keys configured", ErrInvalidConfig, EnvRequireBinding)
 		}
 		return nil
 	}

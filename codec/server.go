@@ -14,8 +14,19 @@ import (
 const (
 	// MaxRequestBytes bounds one encode or decode request body.
 	MaxRequestBytes = 16 << 20
-	allowHeaders    = "Authorization, Content-Type, X-Namespace"
+	allowHeaders    = "Authorization, Content-Type, " + HeaderNamespace + ", " + HeaderWorkflowID
 	allowMethods    = "POST, OPTIONS"
+)
+
+// Request headers naming the workflow the payloads are for. With
+// HeaderWorkflowID (and HeaderNamespace, which the Web UI sends with every
+// request) /encode binds the payloads to that workflow and /decode decodes
+// as that workflow does, refusing payloads bound to another. Without it
+// /encode binds to no workflow (the Web UI and the CLI name none), and
+// /decode decodes every payload.
+const (
+	HeaderNamespace  = "X-Namespace"
+	HeaderWorkflowID = "X-Tether-Workflow-ID"
 )
 
 // ServerOptions configure NewHandler.
@@ -44,7 +55,8 @@ var ErrNoToken = fmt.Errorf("%w: the codec server needs a bearer token", ErrInva
 // handler serves the remote codec protocol with CORS and an optional
 // bearer token in front of the SDK's handler.
 type handler struct {
-	codec   http.Handler
+	pc      converter.PayloadCodec
+	codec   http.Handler // pc's, for requests naming no workflow
 	origins map[string]bool
 	token   []byte
 	uiPath  string
@@ -53,9 +65,11 @@ type handler struct {
 // NewHandler serves pc over the Temporal remote codec protocol: POST
 // …/encode and …/decode with a JSON {"payloads": [...]} body, as the Web UI
 // and the CLI (--codec-endpoint) call it. The path may carry a prefix such
-// as the namespace.
+// as the namespace. A *Codec that requires binding answers an /encode that
+// names no workflow (HeaderWorkflowID) with 400: every workflow would
+// refuse what it made.
 func NewHandler(pc converter.PayloadCodec, o ServerOptions) (http.Handler, error) {
-	h := &handler{codec: converter.NewPayloadCodecHTTPHandler(pc), origins: map[string]bool{}}
+	h := &handler{pc: pc, codec: converter.NewPayloadCodecHTTPHandler(pc), origins: map[string]bool{}}
 	for _, origin := range o.Origins {
 		norm, err := normalizeOrigin(origin)
 		if err != nil {
@@ -109,8 +123,13 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
 			return
 		}
+		codec, err := h.codecFor(r)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
 		r.Body = http.MaxBytesReader(w, r.Body, MaxRequestBytes)
-		h.codec.ServeHTTP(w, r)
+		codec.ServeHTTP(w, r)
 	default:
 		w.Header().Set("Allow", allowMethods)
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
@@ -127,4 +146,26 @@ func (h *handler) authorized(r *http.Request) bool {
 		return false
 	}
 	return subtle.ConstantTimeCompare([]byte(r.URL.Path[:len(h.uiPath)]), []byte(h.uiPath)) == 1
+}
+
+// codecFor is the codec of the workflow r names, or the unbound one.
+func (h *handler) codecFor(r *http.Request) (http.Handler, error) {
+	id := r.Header.Get(HeaderWorkflowID)
+	if id == "" {
+		if c, ok := h.pc.(*Codec); ok && c.requireBinding && strings.HasSuffix(r.URL.Path, "/encode") {
+			return nil, fmt.Errorf("binding is required (%s): name the workflow the payloads are for in %s and its namespace in %s",
+				EnvRequireBinding, HeaderWorkflowID, HeaderNamespace)
+		}
+		return h.codec, nil
+	}
+	ns := r.Header.Get(HeaderNamespace)
+	if ns == "" {
+		return nil, fmt.Errorf("%s needs %s: the workflow's namespace", HeaderWorkflowID, HeaderNamespace)
+	}
+	sc, ok := h.pc.(converter.PayloadCodecWithSerializationContext)
+	if !ok {
+		return nil, fmt.Errorf("this codec cannot bind payloads to a workflow: leave %s out", HeaderWorkflowID)
+	}
+	ctx := converter.WorkflowSerializationContext{Namespace: ns, WorkflowID: id}
+	return converter.NewPayloadCodecHTTPHandler(sc.WithSerializationContext(ctx)), nil
 }

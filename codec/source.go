@@ -3,6 +3,7 @@ package codec
 import (
 	"fmt"
 	"os"
+	"strconv"
 )
 
 // Environment variables SourceFromEnv reads.
@@ -10,6 +11,8 @@ const (
 	EnvKeys    = "TETHER_CODEC_KEYS"     // "id:base64key,id:base64key"
 	EnvKeyFile = "TETHER_CODEC_KEY_FILE" // a file of such entries, mode 0600
 	EnvKeyID   = "TETHER_CODEC_KEY_ID"   // the active key's ID
+	// EnvRequireBinding "true" sets Config.RequireBinding.
+	EnvRequireBinding = "TETHER_CODEC_REQUIRE_BINDING"
 )
 
 // KeySource says where the keys come from: inline entries or a key file,
@@ -18,11 +21,14 @@ type KeySource struct {
 	Inline   string
 	File     string
 	ActiveID string
+	// RequireBinding is EnvRequireBinding's value: empty or a
+	// strconv.ParseBool word; true sets Config.RequireBinding.
+	RequireBinding string
 }
 
 // SourceFromEnv reads the key source from env (os.Getenv in a main).
 func SourceFromEnv(env func(string) string) KeySource {
-	return KeySource{Inline: env(EnvKeys), File: env(EnvKeyFile), ActiveID: env(EnvKeyID)}
+	return KeySource{Inline: env(EnvKeys), File: env(EnvKeyFile), ActiveID: env(EnvKeyID), RequireBinding: env(EnvRequireBinding)}
 }
 
 // Load reads and validates the keys. An empty source is the zero Config:
@@ -47,6 +53,11 @@ func (s KeySource) Load() (Config, error) {
 		return Config{}, fmt.Errorf("%w: no keys in the configured source", ErrInvalidConfig)
 	}
 	c := Config{Keys: keys, ActiveKeyID: s.ActiveID}
+	if s.RequireBinding != "" {
+		if c.RequireBinding, err = strconv.ParseBool(s.RequireBinding); err != nil {
+			return Config{}, fmt.Errorf("%w: %s=%q: want true or false", ErrInvalidConfig, EnvRequireBinding, s.RequireBinding)
+		}
+	}
 	return c, c.Validate()
 }
 

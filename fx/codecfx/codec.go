@@ -94,7 +94,8 @@ func New(p Params) (Endpoint, error) {
 		Guard:  httpserve.Guard{Hosts: cfg.Hosts, Origins: cfg.Origins},
 		Started: func() {
 			p.Logger.Info("Serving the payload codec", "url", base, "origins", cfg.Origins,
-				"active_key", c.ActiveKeyID(), "bearer_token_drawn", drawn, "bearer_token_file", tokenFile)
+				"active_key", c.ActiveKeyID(), "require_binding", cfg.Keys.RequireBinding,
+				"bearer_token_drawn", drawn, "bearer_token_file", tokenFile)
 		},
 	})
 	if err != nil {

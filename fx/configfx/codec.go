@@ -50,7 +50,8 @@ func (f *codecFlags) register(fs *flag.FlagSet, env func(string) string, c *Code
 // resolve loads the keys and fills in the defaults that depend on other
 // flags.
 func (f codecFlags) resolve(c *Config, env func(string) string) error {
-	keys, err := codec.KeySource{Inline: env(codec.EnvKeys), File: f.keyFile, ActiveID: f.keyID}.Load()
+	keys, err := codec.KeySource{Inline: env(codec.EnvKeys), File: f.keyFile, ActiveID: f.keyID,
+		RequireBinding: env(codec.EnvRequireBinding)}.Load()
 	if err != nil {
 		return err
 	}

@@ -82,3 +82,19 @@ func TestBadCodecConfigurationIsRefused(t *testing.T) {
 	_, err := load(t, []string{"--dev"}, withToken)
 	require.NoError(t, err, "the embedded UI reaches a codec server with a token")
 }
+
+func TestTheWorkerRequiresBindingOnlyWhenTold(t *testing.T) {
+	env := map[string]string{codec.EnvKeys: keyEntry(t, "k1")}
+	cfg, err := load(t, nil, env)
+	require.NoError(t, err)
+	require.False(t, cfg.Codec.Keys.RequireBinding, "old histories stay readable by default")
+
+	env[codec.EnvRequireBinding] = "true"
+	cfg, err = load(t, nil, env)
+	require.NoError(t, err)
+	require.True(t, cfg.Codec.Keys.RequireBinding)
+
+	env[codec.EnvRequireBinding] = "always"
+	_, err = load(t, nil, env)
+	require.ErrorContains(t, err, codec.EnvRequireBinding+`="always": want true or false`)
+}

@@ -35,7 +35,8 @@ var helpGroups = []helpGroup{
 	{"console", []string{"console-addr", "console-tls-cert", "console-tls-key"},
 		[]string{EnvConsoleToken + " (the operator token: set, every page needs a login and actions need it)", EnvAllowedHosts + " (more names the console and codec server are reached by)"}},
 	{"codec: payload encryption", []string{"codec-key-file", "codec-key-id", "codec-addr", "codec-origins"},
-		[]string{codec.EnvKeys + " (id:base64key,...)", EnvCodecAuthToken + " (the codec server's bearer token)"}},
+		[]string{codec.EnvKeys + " (id:base64key,...)", EnvCodecAuthToken + " (the codec server's bearer token)",
+			codec.EnvRequireBinding + " (true: workflows refuse payloads bound to no workflow; the key rotation's last step)"}},
 	{"telemetry", []string{"otlp-endpoint", "otlp-protocol", "metrics-addr"}, nil},
 }
 
