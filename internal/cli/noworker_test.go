@@ -29,3 +29,17 @@ func TestWithoutAWorkerCommandsSaySoWithinSecondsAndReadHistory(t *testing.T) {
 	require.Contains(t, r.err, "(read from the agent's history instead)")
 	require.Less(t, time.Since(begin), 40*time.Second)
 }
+
+// An agent that failed reads failed in status, with why, and its last
+// state, as ls and tree say it; not an error.
+func TestStatusOfAFailedAgentSaysFailedAndWhy(t *testing.T) {
+	s := newServer(t)
+	ctx := ctxT(t, time.Minute)
+	r := s.run(ctx, nil, "start", "--id", "broken", "--tools", "nosuchtool", "hi")
+	require.Equal(t, 1, r.code, r.err)
+	r = s.must(ctx, "status", "broken")
+	require.Regexp(t, `status:    failed \(agent options are invalid: .*nosuchtool`, r.out)
+	s.eventually(t, []string{"broken"}, "--all")
+	require.Regexp(t, `(?m)^broken\s+failed\s`, s.must(ctx, "ls", "--all").out)
+	require.Regexp(t, `(?m)^broken  failed`, s.must(ctx, "tree", "broken").out)
+}
