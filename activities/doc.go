@@ -1,16 +1,20 @@
 // Package activities holds all of Tether's I/O: the model activity (one
 // provider round trip per attempt) and the tool activity (one tool call).
 //
-// Neither activity receives the conversation in its input. Each gets a
-// signals.LogRef and reads what it needs through a LogReader, which folds the
-// session log and caches the fold per agent run, so history holds every
-// message once and a model activity's input does not grow with the
-// conversation. The events come from the snapshot the agent workflow
-// publishes into the reader when it runs in the same worker process (no
-// round trip; see workflows.Snapshots), and from the workflow's log query
-// otherwise. Tool arguments of up to signals.MaxInlineArguments travel in
-// the tool activity's input. The reader's folds and snapshots share one
-// byte budget.
+// Neither activity receives the conversation in its input. The model
+// activity gets a signals.LogRef (the log as of one position) and reads the
+// conversation through a LogReader, which folds the session log and caches
+// the fold per agent run, so history holds every message once and a model
+// activity's input does not grow with the conversation. The tool activity
+// gets its call's arguments inline when they are small (up to
+// signals.MaxInlineArguments) or it runs as a local activity; otherwise it
+// gets only the log position of the assistant message that asked for the
+// call (ToolInput.AssistantSeq) and reads the arguments there through the
+// same reader. The reader's events come from the snapshot the agent
+// workflow publishes into it when the workflow runs in the same worker
+// process (no round trip; see workflows.Snapshots), and from the
+// workflow's log query otherwise. The reader's folds and snapshots share
+// one byte budget.
 //
 // Failures cross the activity edge as temporal.ApplicationErrors whose Type is
 // an eventlog.FailureKind (model) or signals.ToolFailure (tool) and whose

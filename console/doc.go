@@ -9,9 +9,14 @@
 // same validated operations the Go client uses. A replay scrubber shows an
 // agent as of any earlier position of its log, read-only.
 //
-// It talks to Temporal only through the Go client: package agent for
-// agents, the visibility API for lists, projection to read a log from
-// history when no worker answers. Live pages are fed by Server-Sent Events
+// It talks to Temporal only through the Go client: package agent for an
+// agent's actions, status, log and token streams; projection to read a log
+// from history when no worker answers; and the SDK client itself where
+// package agent has no call for what it reads: the visibility API for
+// lists and counts, DescribeWorkflowExecution for whether a feed's agent
+// still runs, a run's first history event for its options, and, for the
+// agents of a tree, the status query of those that run and the result of
+// those that closed. Live pages are fed by Server-Sent Events
 // derived from the session log (an event's ID is its log seq, so a page
 // that reconnects resumes where it stopped) and from the worker's token
 // streams; there is no second event stream.
@@ -27,7 +32,8 @@
 //     escaped, and pages forbid inline scripts and foreign resources
 //     (Content-Security-Policy);
 //   - write to an agent's history by reading it: lists, pages and live
-//     feeds use visibility, queries and the worker's streams only.
+//     feeds use visibility, queries, history reads and the worker's
+//     streams only.
 //
 // Invariants: one feed follows an agent for all of its viewers while any
 // watch it, and reads the agent's tree itself (bounded in depth and size,

@@ -4,8 +4,18 @@
 // activity inputs and outputs; and the validation every message passes
 // before it is accepted.
 //
-// It uses the standard library (and eventlog) only and holds no behaviour
-// beyond validation and the bounded views a reader gets of an agent's
-// state (Preview, StatusOf). Names are durable: a value is never renamed. Payloads
-// never carry credentials.
+// Beside the contract it holds what the workflow, the activities,
+// projection and the client must compute alike, so no two of them can
+// disagree: the durable ID formats and their parsers (activity, timer,
+// child-agent, report and message IDs, MCP grants); the journal codec, the
+// compact form in which session events travel in history (Journal,
+// NewJournal, Envelopes; the events every turn records as arrays of
+// values); the idle-tail builder (IdleTail), the journal of a turn that
+// ends the plainest way, which the workflow compares against and
+// projection derives from history; and the bounded views a reader gets of
+// an agent's state (Preview, StatusOf).
+//
+// It uses the standard library (and eventlog) only and does no I/O. Names
+// and ID formats are durable: a value is never renamed and a format never
+// changes. Payloads never carry credentials.
 package signals
