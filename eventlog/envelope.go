@@ -2,7 +2,6 @@ package eventlog
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 )
@@ -21,16 +20,6 @@ type Envelope struct {
 	Ref  Ref             `json:"ref,omitempty"`
 	Data json.RawMessage `json:"data,omitempty"`
 }
-
-// ErrUnknownType is returned for an envelope whose type this build does not know.
-var ErrUnknownType = errors.New("eventlog: unknown event type")
-
-// ErrNoData is returned when decoding an envelope whose data was stripped.
-var ErrNoData = errors.New("eventlog: envelope has no data")
-
-// ErrMalformed is returned for an envelope whose data does not decode as
-// its type's event; the JSON error is wrapped too.
-var ErrMalformed = errors.New("eventlog: malformed event data")
 
 // Encode wraps e in an envelope. Times are kept to the millisecond.
 func Encode(seq int64, at time.Time, ref Ref, e Event) (Envelope, error) {

@@ -6,10 +6,6 @@ import (
 	"slices"
 )
 
-// ErrInvalidTransition is returned when an event cannot follow the state it is
-// applied to: the log is corrupt or the loop has a bug. Replay fails loudly.
-var ErrInvalidTransition = errors.New("eventlog: invalid transition")
-
 // Pending is a message waiting in one of the inbox lists.
 type Pending struct {
 	ID      MessageID `json:"id"`
