@@ -25,13 +25,6 @@ type MCPCaller interface {
 	CallMCP(ctx context.Context, tool signals.MCPGrant, call tools.Call) (tools.Result, error)
 }
 
-// ErrMCPUnavailable is the ApplicationError type of a tool call whose MCP
-// server could not answer it (its process exited, its connection broke):
-// a fault, retried without counting against the call's attempts, like a
-// worker that died. The model never sees it: after MaxMCPFaults faulted
-// attempts of one call it reads an error result saying so instead.
-const ErrMCPUnavailable = "tether.MCPUnavailable"
-
 // MaxMCPFaults bounds the faulted attempts of one MCP call. A server that
 // breaks on every call of a tool (it crashes on these arguments) would
 // otherwise be retried as a fault until the call's deadline, an hour,

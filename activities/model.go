@@ -237,12 +237,6 @@ func (m *Model) request(ctx context.Context, in signals.ModelInput) (llm.Request
 		CacheKey: ownRef(ctx, in.Ref).AgentID}, nil
 }
 
-// ErrLogUnavailable is the ApplicationError type of a failed log read, in
-// the model and the tool activity. It is retryable and not counted against
-// a call's attempts: the log query fails while the agent's workflow has no
-// worker, which is a fault.
-const ErrLogUnavailable = "tether.LogUnavailable"
-
 // callFailure normalises a failed provider call. A fault (the attempt was
 // canceled with its turn, or lost: the server stopped taking its
 // heartbeats) comes back as an error to return as it is, never as a
