@@ -86,11 +86,6 @@ type Tool struct {
 	Run        Func
 }
 
-// ErrNotIdempotent refuses a Local tool that does not declare itself
-// Idempotent.
-var ErrNotIdempotent = errors.New("a local tool must be idempotent: it runs again whenever its workflow task is lost; " +
-	"make it read-only or dedupe on Call.IdempotencyKey, then set Idempotent, or do not make it Local")
-
 // Registry holds validated tools. It is immutable and safe for concurrent use.
 type Registry struct {
 	tools          map[string]entry

@@ -10,25 +10,6 @@ import (
 // WithMaxResultBytes changes it per registry.
 const MaxResultBytes = 64 << 10
 
-// ModelVisibleError marks a tool failure the model should see and react to
-// (for example "file not found") rather than one the activity should retry.
-type ModelVisibleError struct {
-	Err error
-}
-
-func (e *ModelVisibleError) Error() string { return e.Err.Error() }
-
-func (e *ModelVisibleError) Unwrap() error { return e.Err }
-
-// ErrorResult marks err as model-visible: Execute turns it into a Result with
-// IsError instead of returning it. ErrorResult(nil) is nil.
-func ErrorResult(err error) error {
-	if err == nil {
-		return nil
-	}
-	return &ModelVisibleError{Err: err}
-}
-
 // modelErrorf is ErrorResult(fmt.Errorf(...)) for the built-in tools.
 func modelErrorf(format string, args ...any) error {
 	return ErrorResult(fmt.Errorf(format, args...))

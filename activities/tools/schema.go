@@ -105,27 +105,6 @@ func (s *schema) compileEnum(values []json.RawMessage, path string) error {
 	return nil
 }
 
-// Typed errors of schemas and arguments; callers match with errors.Is.
-var (
-	// ErrInvalidSchema: a tool's Parameters is not a schema this validator
-	// compiles; NewRegistry refuses the tool.
-	ErrInvalidSchema = errors.New("invalid schema")
-	// ErrInvalidArguments: a call's arguments do not match its tool's
-	// schema. Execute answers such a call with an error result.
-	ErrInvalidArguments = errors.New("invalid arguments")
-)
-
-// typed is an error that matches a sentinel while keeping its own text,
-// which names the offending field for the model or the tool's author.
-type typed struct {
-	sentinel, err error
-}
-
-func (e typed) Error() string       { return e.err.Error() }
-func (e typed) Unwrap() []error     { return []error{e.sentinel, e.err} }
-func invalidArgs(err error) error   { return typed{ErrInvalidArguments, err} }
-func invalidSchema(err error) error { return typed{ErrInvalidSchema, err} }
-
 func schemaErr(path, format string, args ...any) error {
 	if path == "" {
 		return invalidSchema(fmt.Errorf("schema: "+format, args...))
