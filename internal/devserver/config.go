@@ -43,9 +43,14 @@ type Options struct {
 	// MutualTLS makes every service of the server require a client
 	// certificate signed by a CA made for DataDir (in DataDir/tls, with the
 	// one client certificate ClientTLS loads), so other local users, who
-	// cannot read the data dir, cannot reach the server. It needs DataDir
-	// and no UI (the Web UI presents no client certificate).
+	// cannot read the data dir, cannot reach the server. It needs DataDir;
+	// the Web UI dials with the client certificate, so with a UI it needs
+	// UIToken too, or the UI would hand every local user what the
+	// certificate keeps from them.
 	MutualTLS bool
+	// UIToken, when set, is the token the Web UI asks for at its login
+	// form (or as a bearer header) before it answers any request.
+	UIToken string
 }
 
 const (
@@ -83,8 +88,11 @@ func (o Options) withDefaults() (Options, error) {
 	default:
 		return o, fmt.Errorf("LogLevel %q: want debug, info, warn or error", o.LogLevel)
 	}
-	if o.MutualTLS && (o.DataDir == "" || o.UIPort != 0) {
-		return o, fmt.Errorf("MutualTLS needs a DataDir for its certificates and no UI (UIPort 0)")
+	if o.MutualTLS && o.DataDir == "" {
+		return o, fmt.Errorf("MutualTLS needs a DataDir for its certificates")
+	}
+	if o.MutualTLS && o.UIPort != 0 && strings.TrimSpace(o.UIToken) == "" {
+		return o, fmt.Errorf("MutualTLS with the Web UI needs a UIToken: the UI holds the client certificate")
 	}
 	if o.DataDir != "" {
 		abs, err := filepath.Abs(o.DataDir)

@@ -29,6 +29,11 @@
 // certificate signed by a CA made for the data dir (DataDir/tls, 0600; the
 // CA's key is never written), and ClientTLS loads the one client
 // certificate, so only who can read the data dir can reach the server.
+// The set is made anew at start when it is missing, broken, within
+// certMargin of its end or names another address than Options.IP. The Web
+// UI then dials with the client certificate, so it needs Options.UIToken:
+// it answers nothing (its API, assets and health check included) without
+// a login with that token, a session cookie or a bearer header.
 //
 // It must never:
 //   - delete, migrate or "repair" an existing data directory: the SQLite

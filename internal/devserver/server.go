@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
+	uiconfig "github.com/temporalio/ui-server/v2/server/config"
 	"go.temporal.io/server/common/config"
 	"go.temporal.io/server/temporal"
 	"go.uber.org/zap"
@@ -71,9 +73,10 @@ func start(ctx context.Context, o Options) (*Server, error) {
 		return nil, err
 	}
 	conf := serverConfig(o, p, st)
+	ui := uiParams{ip: o.IP, port: p.ui, namespace: o.Namespace, codecEndpoint: o.CodecEndpoint, token: o.UIToken}
 	var clientTLS *tls.Config
 	if o.MutualTLS {
-		if clientTLS, err = mutualTLS(conf, o); err != nil {
+		if clientTLS, ui.tls, err = mutualTLS(conf, o); err != nil {
 			return nil, err
 		}
 	}
@@ -91,30 +94,33 @@ func start(ctx context.Context, o Options) (*Server, error) {
 		return nil, errors.Join(err, s.Stop())
 	}
 	if p.ui > 0 {
-		if s.ui, err = s.startUI(ctx, o.IP, p.ui, o.CodecEndpoint); err != nil {
+		ui.frontend = s.hostPort
+		if s.ui, err = startServerUI(ctx, ui); err != nil {
 			return nil, errors.Join(err, s.Stop())
 		}
 	}
 	return s, nil
 }
 
-// mutualTLS puts the data dir's certificates (made on first use) on every
-// service of conf and returns the TLS configuration clients dial with.
-func mutualTLS(conf *config.Config, o Options) (*tls.Config, error) {
-	f, err := ensureCerts(o.DataDir, o.IP)
+// mutualTLS puts the data dir's certificates (made anew when missing,
+// ending or naming another address) on every service of conf and returns
+// the TLS configuration clients dial with and the one the Web UI does.
+func mutualTLS(conf *config.Config, o Options) (*tls.Config, uiconfig.TLS, error) {
+	f, err := ensureCerts(o.DataDir, o.IP, time.Now())
 	if err != nil {
-		return nil, err
+		return nil, uiconfig.TLS{}, err
 	}
 	f.applyTLS(conf, o.IP)
-	return ClientTLS(o.DataDir)
+	c, err := ClientTLS(o.DataDir)
+	return c, f.uiTLS(o.IP), err
 }
 
-func (s *Server) startUI(ctx context.Context, ip string, port int, codecEndpoint string) (*webUI, error) {
+func startServerUI(ctx context.Context, p uiParams) (*webUI, error) {
 	// Checked again: the UI exits the process when it cannot bind.
-	if err := checkPortFree(ip, port); err != nil {
+	if err := checkPortFree(p.ip, p.port); err != nil {
 		return nil, fmt.Errorf("web UI: %w", err)
 	}
-	return startUI(ctx, ip, port, s.hostPort, s.namespace, codecEndpoint)
+	return startUI(ctx, p)
 }
 
 // HostPort is the frontend's gRPC address for client.Options.HostPort.

@@ -31,7 +31,7 @@ func StartUI(ctx context.Context, o UIOptions) (*UI, error) {
 	if err := checkPortFree(o.IP, o.Port); err != nil {
 		return nil, fmt.Errorf("web UI: %w", err)
 	}
-	u, err := startUI(ctx, o.IP, o.Port, o.Frontend, o.Namespace, o.CodecEndpoint)
+	u, err := startUI(ctx, uiParams{ip: o.IP, port: o.Port, frontend: o.Frontend, namespace: o.Namespace, codecEndpoint: o.CodecEndpoint})
 	if err != nil {
 		return nil, err
 	}

@@ -3,12 +3,15 @@ package devserver
 import (
 	"context"
 	"crypto/tls"
+	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
@@ -52,7 +55,7 @@ func TestMutualTLSAdmitsOnlyTheDataDirsClientCertificate(t *testing.T) {
 	noCert.Certificates = nil
 	require.Error(t, describe(quick(), s.HostPort(), s.Namespace(), noCert), "TLS without a client certificate")
 	other := t.TempDir()
-	_, err = ensureCerts(other, "127.0.0.1")
+	_, err = ensureCerts(other, "127.0.0.1", time.Now())
 	require.NoError(t, err)
 	theirs, err := ClientTLS(other)
 	require.NoError(t, err)
@@ -74,14 +77,18 @@ func TestMutualTLSAdmitsOnlyTheDataDirsClientCertificate(t *testing.T) {
 	require.Equal(t, before, after)
 }
 
-func TestMutualTLSNeedsADataDirAndNoUI(t *testing.T) {
-	for name, o := range map[string]Options{
-		"no data dir": {MutualTLS: true},
-		"with the UI": {DataDir: t.TempDir(), MutualTLS: true, UIPort: -1},
+func TestMutualTLSNeedsADataDirAndWithTheUIAToken(t *testing.T) {
+	for name, tc := range map[string]struct {
+		o    Options
+		want string
+	}{
+		"no data dir":             {Options{MutualTLS: true}, "MutualTLS needs a DataDir"},
+		"the UI without a token":  {Options{DataDir: t.TempDir(), MutualTLS: true, UIPort: -1}, "MutualTLS with the Web UI needs a UIToken"},
+		"the UI with a blank one": {Options{DataDir: t.TempDir(), MutualTLS: true, UIPort: -1, UIToken: "  "}, "MutualTLS with the Web UI needs a UIToken"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, err := Start(testContext(t), o)
-			require.ErrorContains(t, err, "MutualTLS needs a DataDir")
+			_, err := Start(testContext(t), tc.o)
+			require.ErrorContains(t, err, tc.want)
 		})
 	}
 }
@@ -103,4 +110,30 @@ func runWaiterOver(t *testing.T, s *Server) {
 	var got string
 	require.NoError(t, run.Get(ctx, &got))
 	require.Equal(t, "woke: over TLS", got)
+}
+
+// With MutualTLS the Web UI dials the frontend with the data dir's client
+// certificate, and answers only a request that carries the token.
+func TestMutualTLSWebUIReachesTheServerBehindItsLogin(t *testing.T) {
+	dir := t.TempDir()
+	s := startServer(t, Options{DataDir: dir, MutualTLS: true, UIPort: -1, UIToken: gateToken})
+	runWaiterOver(t, s)
+	list := s.UIAddress() + "/api/v1/namespaces/default/workflows"
+	resp, body := get(t, list)
+	require.Equal(t, http.StatusUnauthorized, resp.StatusCode, body)
+	require.NotContains(t, body, "tls-waiter")
+
+	// Visibility lags behind the workflow's close.
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		req, err := http.NewRequest(http.MethodGet, list, nil)
+		require.NoError(c, err)
+		req.Header.Set("Authorization", "Bearer "+gateToken)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(c, err)
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		require.NoError(c, err)
+		require.Equal(c, http.StatusOK, resp.StatusCode, string(b))
+		require.Contains(c, string(b), "tls-waiter", "the UI read the frontend over mutual TLS")
+	}, time.Minute, 100*time.Millisecond)
 }

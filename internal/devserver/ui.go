@@ -26,28 +26,44 @@ import (
 // webUI is the Temporal Web UI serving from this process: the UI server's
 // handler, assembled as its NewServer does, behind the Host and Origin
 // guard every Tether endpoint has (the UI hands its CSRF cookie to any
-// page that asks, so a DNS-rebound page must not reach it).
+// page that asks, so a DNS-rebound page must not reach it) and, with a
+// token, behind a login (uiGate).
 type webUI struct {
-	srv  *http.Server
-	cfg  *uiconfig.ConfigProviderWithRefresh
-	addr string     // http://ip:port
-	done chan error // receives Serve's result once it returns
+	srv   *http.Server
+	cfg   *uiconfig.ConfigProviderWithRefresh
+	addr  string     // http://ip:port
+	token string     // what the health check logs in with, if any
+	done  chan error // receives Serve's result once it returns
 }
 
-// startUI serves the UI for namespace on ip:port, proxying to frontend and
-// decoding payloads with the codec server at codecEndpoint when set, and
-// returns once it answers /healthz.
-func startUI(ctx context.Context, ip string, port int, frontend, namespace, codecEndpoint string) (*webUI, error) {
+// uiParams are what startUI serves.
+type uiParams struct {
+	ip        string
+	port      int
+	frontend  string // the gRPC host:port the UI proxies to
+	namespace string
+	// codecEndpoint, when set, is the codec server the UI decodes with.
+	codecEndpoint string
+	// tls is how the UI dials the frontend; the zero value is plaintext.
+	tls uiconfig.TLS
+	// token, when set, is what a browser logs in with before the UI
+	// answers anything.
+	token string
+}
+
+// startUI serves the UI for p and returns once it answers /healthz.
+func startUI(ctx context.Context, p uiParams) (*webUI, error) {
 	cfg, err := uiconfig.NewConfigProviderWithRefresh(&uiconfig.Config{
-		Host:                ip,
-		Port:                port,
-		TemporalGRPCAddress: frontend,
+		Host:                p.ip,
+		Port:                p.port,
+		TemporalGRPCAddress: p.frontend,
+		TLS:                 p.tls,
 		EnableUI:            true,
-		DefaultNamespace:    namespace,
+		DefaultNamespace:    p.namespace,
 		HideLogs:            true,
 		DisableNewsFetch:    true,
 		CORS:                uiconfig.CORS{CookieInsecure: true}, // plain http on loopback
-		Codec:               uiconfig.Codec{Endpoint: codecEndpoint},
+		Codec:               uiconfig.Codec{Endpoint: p.codecEndpoint},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("web UI config: %w", err)
@@ -57,16 +73,19 @@ func startUI(ctx context.Context, ip string, port int, frontend, namespace, code
 		cfg.Close()
 		return nil, err
 	}
+	if p.token != "" {
+		h = newUIGate(p.token, h)
+	}
 	if h, err = (httpserve.Guard{}).Handler(h); err != nil {
 		cfg.Close()
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", hostPort(ip, port))
+	ln, err := net.Listen("tcp", hostPort(p.ip, p.port))
 	if err != nil {
 		cfg.Close()
 		return nil, fmt.Errorf("web UI: %w", err)
 	}
-	u := &webUI{cfg: cfg, addr: "http://" + ln.Addr().String(), done: make(chan error, 1),
+	u := &webUI{cfg: cfg, addr: "http://" + ln.Addr().String(), token: p.token, done: make(chan error, 1),
 		srv: &http.Server{Handler: h, ReadHeaderTimeout: httpserve.ReadHeaderTimeout}}
 	go func() { u.done <- u.srv.Serve(ln) }()
 	if err := u.waitHealthy(ctx); err != nil {
@@ -122,6 +141,9 @@ func (u *webUI) waitHealthy(ctx context.Context) error {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.addr+"/healthz", nil)
 		if err != nil {
 			return err
+		}
+		if u.token != "" {
+			req.Header.Set("Authorization", "Bearer "+u.token)
 		}
 		resp, err := hc.Do(req)
 		if err == nil {
