@@ -146,6 +146,8 @@ func reportCache(b *testing.B, prices signals.Prices, seen billing) {
 		CachedTokens: u.InputTokens - seen.suffix})
 	b.ReportMetric(float64(seen.calls), "calls")
 	b.ReportMetric(in/1e6, "input-Mtok")
+	b.ReportMetric(uncached/1e3, "uncached-ktok")
+	b.ReportMetric(float64(seen.suffix)/1e3, "limit-ktok")
 	b.ReportMetric(100*uncached/in, "uncached-%")
 	b.ReportMetric(100*float64(u.CacheWriteTokens)/in, "written-%")
 	b.ReportMetric(100*float64(seen.suffix)/in, "limit-uncached-%")
