@@ -7,7 +7,6 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"errors"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -15,6 +14,8 @@ import (
 	"sync"
 	"time"
 	"unicode"
+
+	"github.com/tetherdev/tether/internal/forwarded"
 )
 
 // Session cookie and form field names, and how long a login lasts.
@@ -177,14 +178,11 @@ func (a *auth) csrf(r *http.Request) string {
 	return a.mac("csrf", c.Value)
 }
 
-// clientAddr is the address rate limits count r under: the connection's, never
-// a header a client could set.
-func clientAddr(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
+// clientAddr is the address rate limits count r under: the connection's
+// (an IPv6 one's /64), or the client's a trusted proxy forwarded, never a
+// header anyone else could set.
+func (s *Server) clientAddr(r *http.Request) string {
+	return forwarded.Proxies(s.o.TrustedProxies).ClientKey(r)
 }
 
 // guess refuses r with 429 when its client spent its wrong tokens, and
@@ -195,12 +193,12 @@ func (s *Server) guess(w http.ResponseWriter, r *http.Request) bool {
 	if !bearer || !s.auth.enabled() {
 		return true
 	}
-	if wait := s.auth.limiter.wait(clientAddr(r), s.auth.now()); wait > 0 {
+	if wait := s.auth.limiter.wait(s.clientAddr(r), s.auth.now()); wait > 0 {
 		s.tooMany(w, r, wait)
 		return false
 	}
 	if !s.auth.rightToken(h) {
-		s.auth.limiter.fail(clientAddr(r), s.auth.now())
+		s.auth.limiter.fail(s.clientAddr(r), s.auth.now())
 	}
 	return true
 }
@@ -281,14 +279,14 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	now := s.auth.now()
-	if wait := s.auth.limiter.wait(clientAddr(r), now); wait > 0 {
+	if wait := s.auth.limiter.wait(s.clientAddr(r), now); wait > 0 {
 		s.tooMany(w, r, wait)
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, 4<<10)
 	next := safeNext(r.PostFormValue("next"))
 	if !s.auth.rightToken(r.PostFormValue("token")) {
-		s.auth.limiter.fail(clientAddr(r), now)
+		s.auth.limiter.fail(s.clientAddr(r), now)
 		s.render(w, r, http.StatusUnauthorized, "login", loginView{Next: next, Error: errBadToken.Error()})
 		return
 	}
@@ -306,9 +304,11 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/agents", http.StatusSeeOther)
 }
 
-// secure: cookies go over TLS only when the console serves TLS (or the
-// request came over it).
-func (s *Server) secure(r *http.Request) bool { return r.TLS != nil || s.o.TLS != nil }
+// secure: cookies go over TLS only when the console serves TLS, the
+// request came over it, or a trusted proxy says it reached it over TLS.
+func (s *Server) secure(r *http.Request) bool {
+	return r.TLS != nil || s.o.TLS != nil || forwarded.Proxies(s.o.TrustedProxies).TLS(r)
+}
 
 // safeNext keeps a post-login redirect on this site: a relative path
 // starting with one slash, with no backslash, control or space character

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -48,6 +49,11 @@ type Options struct {
 	// Hosts are more names Serve answers requests for (a proxy's public
 	// name), beside IP addresses and loopback names.
 	Hosts []string
+	// TrustedProxies are the reverse proxies in front of the console:
+	// from them alone X-Forwarded-For names the
+	// client the login rate limit counts, and X-Forwarded-Proto https
+	// marks cookies Secure.
+	TrustedProxies []netip.Prefix
 	// TemporalUI, when set, is the Temporal Web UI's base URL, linked from
 	// each agent for its workflow view.
 	TemporalUI string

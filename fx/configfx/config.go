@@ -146,7 +146,9 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 	if fs.NArg() > 0 {
 		return Config{}, fmt.Errorf("unexpected arguments %q: the worker takes flags only (worker -h lists them)", fs.Args())
 	}
-	c.resolveConsole(fs, env)
+	if err := c.resolveConsole(fs, env); err != nil {
+		return Config{}, err
+	}
 	if err := p.checkDemo(fs, c.Demo); err != nil {
 		return Config{}, err
 	}
@@ -205,7 +207,7 @@ func flags(c *Config, env func(string) string) (*flag.FlagSet, *pending) {
 	fs.StringVar(&c.DataDir, "data-dir", DefaultDataDir, "data directory of the embedded server")
 	fs.IntVar(&c.GRPCPort, "port", DefaultGRPCPort, "gRPC port of the embedded server")
 	fs.IntVar(&c.UIPort, "ui-port", DefaultUIPort, "Web UI port of the embedded server (0 = no UI)")
-	fs.BoolVar(&c.MutualTLS, "mutual-tls", false, "the embedded server admits only the client certificate in --data-dir/tls (needs --ui-port 0)")
+	fs.BoolVar(&c.MutualTLS, "mutual-tls", false, "the embedded server admits only the client certificate in --data-dir/tls (the Web UI and console then need "+EnvConsoleToken+")")
 	fs.BoolVar(&p.demo, "demo", false, "run one demo agent end to end on an embedded server and exit")
 	fs.StringVar(&c.Demo, "prompt", DemoPrompt, "prompt of the demo agent")
 	fs.StringVar(&c.Address, "address", "", "Temporal frontend host:port (else the temporal.toml profile's, else localhost:7233)")
@@ -311,8 +313,12 @@ func (c Config) Validate() error {
 	if c.Dev && c.Demo != "" {
 		errs = append(errs, errors.New("--dev and --demo cannot be used together: run the demo, then --dev to inspect it"))
 	}
-	if c.MutualTLS && (!c.Dev || c.UIPort != 0) {
-		errs = append(errs, errors.New("--mutual-tls needs --dev and --ui-port 0 (the Web UI presents no client certificate)"))
+	if c.MutualTLS && !c.Dev {
+		errs = append(errs, errors.New("--mutual-tls needs --dev: it closes the embedded server"))
+	}
+	if c.MutualTLS && (c.UIPort != 0 || c.Console.Addr != "") && strings.TrimSpace(c.Console.Token) == "" {
+		errs = append(errs, errors.New("--mutual-tls serves the Web UI and the console only behind a login: set "+EnvConsoleToken+
+			", or pass --ui-port 0 (and no --console-addr)"))
 	}
 	errs = append(errs, c.Provider.validate()...)
 	if c.Workflow.ToolTimeout < time.Second || c.Workflow.ModelTimeout < time.Second {

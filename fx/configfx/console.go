@@ -3,7 +3,11 @@ package configfx
 import (
 	"errors"
 	"flag"
+	"fmt"
+	"net/netip"
 	"strings"
+
+	"github.com/tetherdev/tether/internal/forwarded"
 )
 
 // Console defaults.
@@ -35,6 +39,10 @@ type ConsoleConfig struct {
 	TLSCert, TLSKey string
 	// Hosts are more names the console is reached by (TETHER_ALLOWED_HOSTS).
 	Hosts []string
+	// TrustedProxies are the reverse proxies in front of the console
+	// (TETHER_TRUSTED_PROXIES): their X-Forwarded-For and -Proto are
+	// believed (console.Options.TrustedProxies).
+	TrustedProxies []netip.Prefix
 }
 
 func consoleFlags(fs *flag.FlagSet, env func(string) string, c *ConsoleConfig) {
@@ -46,9 +54,14 @@ func consoleFlags(fs *flag.FlagSet, env func(string) string, c *ConsoleConfig) {
 // resolveConsole serves the console beside the Web UI: with --dev and a UI,
 // unless --console-addr says otherwise (a free port when the UI takes
 // one).
-func (c *Config) resolveConsole(fs *flag.FlagSet, env func(string) string) {
+func (c *Config) resolveConsole(fs *flag.FlagSet, env func(string) string) error {
 	c.Console.Token = env(EnvConsoleToken)
 	c.Console.Hosts = splitList(env(EnvAllowedHosts))
+	proxies, err := forwarded.Parse(env(forwarded.EnvTrustedProxies))
+	if err != nil {
+		return fmt.Errorf("%s: %w", forwarded.EnvTrustedProxies, err)
+	}
+	c.Console.TrustedProxies = proxies
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "console-addr" })
 	switch {
@@ -58,6 +71,7 @@ func (c *Config) resolveConsole(fs *flag.FlagSet, env func(string) string) {
 	case c.UIPort < 0:
 		c.Console.Addr = "127.0.0.1:0"
 	}
+	return nil
 }
 
 func (c Config) validateConsole() []error {

@@ -2,9 +2,12 @@ package configfx
 
 import (
 	"io"
+	"net/netip"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/tetherdev/tether/internal/forwarded"
 )
 
 func TestDevServesTheConsoleBesideTheWebUI(t *testing.T) {
@@ -36,4 +39,17 @@ func TestDevServesTheConsoleBesideTheWebUI(t *testing.T) {
 	}
 	_, err := Load([]string{"--console-addr", "127.0.0.1:9000"}, func(string) string { return "" }, io.Discard)
 	require.ErrorContains(t, err, "--console-addr needs --dev")
+}
+
+func TestTheConsoleTrustsOnlyTheProxiesTheEnvironmentNames(t *testing.T) {
+	c, err := load(t, []string{"--dev"}, nil)
+	require.NoError(t, err)
+	require.Empty(t, c.Console.TrustedProxies, "no forwarding header is believed by default")
+
+	c, err = load(t, []string{"--dev"}, map[string]string{forwarded.EnvTrustedProxies: "127.0.0.1, 10.0.0.0/8"})
+	require.NoError(t, err)
+	require.Equal(t, []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32"), netip.MustParsePrefix("10.0.0.0/8")}, c.Console.TrustedProxies)
+
+	_, err = load(t, []string{"--dev"}, map[string]string{forwarded.EnvTrustedProxies: "my-proxy"})
+	require.EqualError(t, err, forwarded.EnvTrustedProxies+`: trusted proxy "my-proxy": want an IP address or a CIDR prefix`)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tetherdev/tether/codec"
+	"github.com/tetherdev/tether/internal/forwarded"
 )
 
 // helpGroup is one section of `worker -h`: its flags in order, and the
@@ -33,7 +34,8 @@ var helpGroups = []helpGroup{
 		"provider", "openai-base-url", "openai-api-key-env", "openai-model", "anthropic-base-url", "anthropic-model",
 	}, []string{OpenAIKeyEnv + " (the official OpenAI API)", CompatibleKeyEnv + " (any other --openai-base-url)", AnthropicKeyEnv}},
 	{"console", []string{"console-addr", "console-tls-cert", "console-tls-key"},
-		[]string{EnvConsoleToken + " (the operator token: set, every page needs a login and actions need it)", EnvAllowedHosts + " (more names the console and codec server are reached by)"}},
+		[]string{EnvConsoleToken + " (the operator token: set, every page needs a login and actions need it)", EnvAllowedHosts + " (more names the console and codec server are reached by)",
+			forwarded.EnvTrustedProxies + " (addresses or CIDRs of the reverse proxies whose X-Forwarded-For/-Proto the console believes)"}},
 	{"codec: payload encryption", []string{"codec-key-file", "codec-key-id", "codec-addr", "codec-origins"},
 		[]string{codec.EnvKeys + " (id:base64key,...)", EnvCodecAuthToken + " (the codec server's bearer token)",
 			codec.EnvRequireBinding + " (true: workflows refuse payloads bound to no workflow; the key rotation's last step)"}},

@@ -60,7 +60,8 @@ func New(p Params) (Endpoint, error) {
 	}
 	c, err := console.New(console.Options{Client: p.Client, DataConverter: p.DataConverter, TaskQueue: p.Config.TaskQueue,
 		Namespace: p.Server.Namespace(), Token: cfg.Token, LoginToRead: !console.Loopback(cfg.Addr), TLS: tlsConfig,
-		TemporalUI: p.Server.UIAddress(), Logger: p.Logger, NoSearchAttributes: p.Config.NoSearchAttributes})
+		TemporalUI: p.Server.UIAddress(), Logger: p.Logger, NoSearchAttributes: p.Config.NoSearchAttributes,
+		TrustedProxies: cfg.TrustedProxies})
 	if err != nil {
 		return Endpoint{}, err
 	}

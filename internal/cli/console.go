@@ -5,9 +5,11 @@ import (
 	"crypto/tls"
 	"flag"
 	"fmt"
+	"net/netip"
 	"strings"
 
 	"github.com/tetherdev/tether/console"
+	"github.com/tetherdev/tether/internal/forwarded"
 	"github.com/tetherdev/tether/internal/httpserve"
 )
 
@@ -44,10 +46,14 @@ func runConsole(ctx context.Context, e env, addr, temporalUI string) error {
 	if err := console.CheckTLS(addr, tlsConfig != nil); err != nil {
 		return err
 	}
+	proxies, err := trustedProxies(e)
+	if err != nil {
+		return err
+	}
 	srv, err := console.New(console.Options{
 		Client: e.conn.c, DataConverter: e.conn.dc, Namespace: e.conn.namespace, TaskQueue: e.conn.taskQueue,
 		StreamClient: e.conn.streams, NoSearchAttributes: e.conn.noAttrs, Token: token, LoginToRead: !console.Loopback(addr), TemporalUI: temporalUI,
-		TLS: tlsConfig, Hosts: allowedHosts(e),
+		TLS: tlsConfig, Hosts: allowedHosts(e), TrustedProxies: proxies,
 	})
 	if err != nil {
 		return err
@@ -92,6 +98,18 @@ func consoleTLS(e env) (*tls.Config, error) {
 
 // allowedHosts are the names in TETHER_ALLOWED_HOSTS, as the worker's
 // console reads them.
+// trustedProxies are the reverse proxies TETHER_TRUSTED_PROXIES names.
+func trustedProxies(e env) ([]netip.Prefix, error) {
+	if e.s.Env == nil {
+		return nil, nil
+	}
+	ps, err := forwarded.Parse(e.s.Env(forwarded.EnvTrustedProxies))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", forwarded.EnvTrustedProxies, err)
+	}
+	return ps, nil
+}
+
 func allowedHosts(e env) []string {
 	if e.s.Env == nil {
 		return nil
