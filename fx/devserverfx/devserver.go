@@ -32,7 +32,8 @@ type Params struct {
 
 // New starts the server at construction: the Temporal client needs its
 // address. The demo uses free ports and no UI, so it can run while nothing
-// else is listening; --dev uses the configured ports and the UI.
+// else is listening; --dev uses the configured ports and the UI, which with
+// --mutual-tls serves only after a login with the console's token.
 func New(p Params) (*devserver.Server, error) {
 	dir, err := p.Config.DataPath()
 	if err != nil {
@@ -40,6 +41,11 @@ func New(p Params) (*devserver.Server, error) {
 	}
 	opts := devserver.Options{DataDir: dir, GRPCPort: p.Config.GRPCPort, UIPort: p.Config.UIPort,
 		SearchAttributes: devserver.DefaultSearchAttributes(), CodecEndpoint: p.Codec.URL, MutualTLS: p.Config.MutualTLS}
+	if opts.MutualTLS {
+		// The UI holds the client certificate: it asks for the console's
+		// token, as the console does.
+		opts.UIToken = p.Config.Console.Token
+	}
 	if p.Config.Demo != "" {
 		opts.GRPCPort, opts.UIPort = 0, 0
 	}
