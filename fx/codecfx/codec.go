@@ -122,7 +122,11 @@ func bearerToken(cfg configfx.CodecConfig) (token string, drawn bool, err error)
 }
 
 // writeToken leaves a drawn token where the operator's CLI can read it:
-// the data directory, readable by its owner only.
+// the data directory, readable by its owner only. The token goes into a
+// new file, mode 0600 from its creation, renamed over the old one: never
+// into the old file, which an earlier release may have left readable by
+// others, and which another user may hold open from before the data dir
+// was made private.
 func writeToken(cfg configfx.Config, token string) (string, error) {
 	dir, err := cfg.DataPath()
 	if err != nil {
@@ -136,8 +140,20 @@ func writeToken(cfg configfx.Config, token string) (string, error) {
 	if fi.Mode().Perm()&0o077 != 0 {
 		return "", fmt.Errorf("codec server token: data dir %s is open to other users (mode %04o)", dir, fi.Mode().Perm())
 	}
-	if err := os.WriteFile(path, []byte(token+"\n"), 0o600); err != nil {
+	f, err := os.CreateTemp(dir, TokenFile+".*") // mode 0600
+	if err != nil {
 		return "", fmt.Errorf("codec server token: %w", err)
 	}
-	return path, os.Chmod(path, 0o600) // WriteFile keeps an existing file's mode
+	defer os.Remove(f.Name()) // once renamed, nothing
+	_, err = f.WriteString(token + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		return "", fmt.Errorf("codec server token: %w", err)
+	}
+	return path, nil
 }

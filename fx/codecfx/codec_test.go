@@ -111,3 +111,36 @@ func TestAForeignHostIsRefused(t *testing.T) {
 	resp.Body.Close()
 	require.Equal(t, http.StatusMisdirectedRequest, resp.StatusCode)
 }
+
+// Issue 20: the drawn token never lands where another user may read it:
+// not in an old token file an earlier release left 0644, nor through a
+// descriptor someone opened on that file before the data dir was private.
+func TestTheDrawnTokenGoesToAFreshFileOnlyItsOwnerReads(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.Chmod(dir, 0o700))
+	path := filepath.Join(dir, TokenFile)
+	require.NoError(t, os.WriteFile(path, []byte("stale-token\n"), 0o644))
+	require.NoError(t, os.Chmod(path, 0o644))
+	held, err := os.Open(path)
+	require.NoError(t, err)
+	defer held.Close()
+
+	cfg := load(t, []string{"--dev", "--data-dir", dir, "--ui-port", "0", "--codec-addr", "127.0.0.1:0"},
+		map[string]string{codec.EnvKeys: testKey})
+	e, err := start(t, cfg)
+	require.NoError(t, err)
+	fi, err := os.Stat(path)
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	token := strings.TrimSpace(string(b))
+	require.Equal(t, http.StatusOK, decode(t, e.Base+"/decode", map[string]string{"Authorization": "Bearer " + token}))
+
+	seen, err := io.ReadAll(held)
+	require.NoError(t, err)
+	require.Equal(t, "stale-token\n", string(seen), "the old file, open elsewhere, never holds the new token")
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "no temporary file left beside it")
+}
