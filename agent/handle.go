@@ -33,22 +33,25 @@ type Handle struct {
 type SendOption func(*sendOptions)
 
 type sendOptions struct {
-	ack    bool
+	signal bool // fire and forget (Unacknowledged); the default is an update
 	id     eventlog.MessageID
 	chosen bool // id is the caller's (WithMessageID), not a fresh one
 	at     time.Time
 }
 
-// Acknowledged delivers the message as an update: the call returns once the
-// workflow has validated and accepted it, with the position of its inbox
-// event, and the workflow's own rejections (a duplicate ID, a disposed
-// agent) come back as typed errors. It costs more history events than the
-// default signal, which the client validates before sending and which the
-// server accepts durably at once, even while no worker runs.
+// A message is acknowledged by default: it is delivered as an update, and
+// the call returns once the workflow has validated and accepted it, with
+// the position of its inbox event. The workflow's own rejections (a
+// duplicate or reused ID, a disposed agent, an agent too busy to take more
+// bytes: signals.ErrBusy) come back as typed errors, so nothing a caller
+// sends is dropped unseen, and a burst of senders is held to the agent's
+// byte budget (signals.MaxPendingBytes, signals.MaxRunHistoryBytes) instead
+// of taking its history to Temporal's limit.
 //
 // Transient failures (a workflow task that keeps failing, a run continuing
-// as new, an overloaded or unreachable server, one attempt timing out) are
-// retried under the same message ID with backoff (50 ms doubling to 2 s)
+// as new, an overloaded or unreachable server, one attempt timing out, an
+// agent busy for a moment) are retried under the same message ID with
+// backoff (50 ms doubling to 2 s; a busy agent's signals.BusyRetryAfter)
 // until the message is known delivered or refused, within ctx's deadline
 // (one minute when ctx has none). A duplicate answer to a retry means an
 // earlier attempt delivered it: the call succeeds, with Seq -1 (unknown).
@@ -56,8 +59,22 @@ type sendOptions struct {
 // (errors.Is ErrDeliveryUnknown) naming the message ID to send again with;
 // when no worker polls the agent's task queue, one that unwraps to a
 // *NoWorkerError, within seconds: the message may still be taken when a
-// worker comes, and a resend under its ID is safe.
-func Acknowledged() SendOption { return func(o *sendOptions) { o.ack = true } }
+// worker comes, and a resend under its ID is safe. Unacknowledged sends a
+// signal instead.
+
+// Acknowledged delivers the message as an update, which is the default;
+// it remains so that callers written when signals were the default say
+// what they mean.
+func Acknowledged() SendOption { return func(o *sendOptions) { o.signal = false } }
+
+// Unacknowledged delivers the message as a signal: the server accepts it
+// durably at once, even while no worker runs, and the call returns without
+// waiting for the workflow (the Ack's Seq is -1). The client validates it
+// first, but what the workflow refuses (a duplicate, a reused ID, a busy or
+// closed agent) it drops without an answer, and the signal's bytes are in
+// the agent's history before the workflow can refuse them. It costs one
+// history event fewer than an update.
+func Unacknowledged() SendOption { return func(o *sendOptions) { o.signal = true } }
 
 // WithMessageID sends the message under id, chosen by the caller, instead
 // of a fresh one, so a sender that retries (after a timeout, a crash, an
@@ -65,9 +82,9 @@ func Acknowledged() SendOption { return func(o *sendOptions) { o.ack = true } }
 // agent remembers the last 1,024 message IDs it accepted (loop.MaxRecentIDs,
 // carried across Continue-As-New) and never delivers one twice.
 //
-// A resend is acknowledged as a duplicate. Sent as a signal (the default),
+// A resend is answered as a duplicate. Sent as a signal (Unacknowledged),
 // it is dropped by the workflow and the call returns no error: the server
-// took the signal, the agent ignores it. With Acknowledged, the call
+// took the signal, the agent ignores it. Acknowledged (the default), the call
 // returns the first delivery's Ack (Seq -1 when the first copy came as a
 // signal or an earlier run of the agent accepted it) beside an
 // *AlreadyDeliveredError (errors.Is ErrAlreadyDelivered, and
@@ -92,8 +109,8 @@ func WithMessageID(id eventlog.MessageID) SendOption {
 // works with Followup, Steer, Inject and Send alike; a t more than
 // signals.MaxScheduleAhead ahead fails with signals.ErrScheduleTooFar
 // before anything is sent, and an agent holding signals.MaxScheduled
-// scheduled messages refuses more (signals.ErrTooManyScheduled, with
-// Acknowledged; a signal is dropped). The Ack's Seq is then the position
+// scheduled messages refuses more (signals.ErrTooManyScheduled; an
+// Unacknowledged one is dropped). The Ack's Seq is then the position
 // of the message's inbox/scheduled event. Cancel leaves scheduled
 // messages (they are not in the inbox yet); Dispose discards them. They are
 // not due work: an agent whose only work is scheduled is idle for WaitIdle,
@@ -128,13 +145,13 @@ func (h *Handle) send(ctx context.Context, content string, list eventlog.List, w
 	if err := signals.ValidateSchedule(s.At, time.Now()); err != nil {
 		return signals.Ack{}, err
 	}
-	if o.ack {
+	if !o.signal {
 		return deliverMessage(ctx, h, signals.SendUpdate, s.ID, s.Content, o.chosen, s)
 	}
 	return signals.Ack{MessageID: s.ID, Seq: -1}, signal(ctx, h, signals.SendSignal, s)
 }
 
-// message validates and delivers m; without Acknowledged the ack's Seq is -1
+// message validates and delivers m; Unacknowledged, the ack's Seq is -1
 // (unknown until the workflow records it). A message for later goes as a
 // send to the operation's list.
 func (h *Handle) message(ctx context.Context, sig signals.Signal[signals.Message], upd signals.Update[signals.Message, signals.Ack],
@@ -147,7 +164,7 @@ func (h *Handle) message(ctx context.Context, sig signals.Signal[signals.Message
 	if err := signals.ValidateMessage(m); err != nil {
 		return signals.Ack{}, err
 	}
-	if o.ack {
+	if !o.signal {
 		return deliverMessage(ctx, h, upd, m.ID, m.Content, o.chosen, m)
 	}
 	return signals.Ack{MessageID: m.ID, Seq: -1}, signal(ctx, h, sig, m)

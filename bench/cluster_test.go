@@ -218,7 +218,7 @@ func (f *fleet) runAgent(ctx context.Context, a int, turnDone func()) error {
 	}
 	for t := 1; t <= f.turns; t++ {
 		start := time.Now()
-		if _, err := h.Followup(ctx, fmt.Sprintf("turn %d", t)); err != nil {
+		if _, err := h.Followup(ctx, fmt.Sprintf("turn %d", t), agent.Unacknowledged()); err != nil {
 			return fmt.Errorf("%s followup %d: %w", id, t, err)
 		}
 		if err := waitTurnDone(ctx, f.c, id, t); err != nil {

@@ -88,7 +88,7 @@ func BenchmarkTenThousandAgents(b *testing.B) {
 				b.Fatal(err)
 			}
 			start := time.Now()
-			if _, err := h.Followup(ctx, "again"); err != nil {
+			if _, err := h.Followup(ctx, "again", agent.Unacknowledged()); err != nil {
 				b.Fatal(err)
 			}
 			if _, err := h.WaitIdle(ctx); err != nil {
@@ -213,7 +213,7 @@ func runAgent(ctx context.Context, agents *agent.Client, id string, turns int, o
 	for t := 1; t <= turns; t++ {
 		if t > 1 {
 			start = time.Now()
-			if _, err := h.Followup(ctx, fmt.Sprintf("turn %d", t)); err != nil {
+			if _, err := h.Followup(ctx, fmt.Sprintf("turn %d", t), agent.Unacknowledged()); err != nil {
 				return times, err
 			}
 		}

@@ -19,21 +19,25 @@ import (
 // turns of the workload: total bytes, events per turn, and the largest model
 // activity input; with the tool as a regular activity and as a fast local
 // one, and with the activity tool on a worker that writes no search
-// attributes (--no-search-attributes).
+// attributes (--no-search-attributes). Each followup is a signal, as the
+// bar's workload says, except in activity-tool-acknowledged, where it is
+// the Go client's default, an acknowledged update.
 func BenchmarkHistory50Turns(b *testing.B) {
 	for _, c := range []struct {
 		name, tool string
 		cfg        workflows.Config
+		send       agent.SendOption
 	}{
-		{"activity-tool", workload.Fetch, workflows.Config{}},
-		{"local-tool", workload.Read, workflows.Config{}},
-		{"activity-tool-no-search-attributes", workload.Fetch, workflows.Config{NoSearchAttributes: true}},
+		{"activity-tool", workload.Fetch, workflows.Config{}, agent.Unacknowledged()},
+		{"local-tool", workload.Read, workflows.Config{}, agent.Unacknowledged()},
+		{"activity-tool-no-search-attributes", workload.Fetch, workflows.Config{NoSearchAttributes: true}, agent.Unacknowledged()},
+		{"activity-tool-acknowledged", workload.Fetch, workflows.Config{}, agent.Acknowledged()},
 	} {
-		b.Run(c.name, func(b *testing.B) { history50(b, c.tool, c.cfg) })
+		b.Run(c.name, func(b *testing.B) { history50(b, c.tool, c.cfg, c.send) })
 	}
 }
 
-func history50(b *testing.B, tool string, cfg workflows.Config) {
+func history50(b *testing.B, tool string, cfg workflows.Config, send agent.SendOption) {
 	const turns = 50
 	e := serverWith(b, cfg)
 	c, agents := e.c, e.agents
@@ -49,7 +53,7 @@ func history50(b *testing.B, tool string, cfg workflows.Config) {
 		}
 		for turn := 1; turn <= turns; turn++ {
 			if turn > 1 {
-				if _, err := h.Followup(ctx, fmt.Sprintf("turn %d", turn)); err != nil {
+				if _, err := h.Followup(ctx, fmt.Sprintf("turn %d", turn), send); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -125,7 +125,10 @@ func (e *env) tetherSubject(b *testing.B, name, tool string, acts int) *subject 
 	}
 	return &subject{
 		name: name, id: h.ID, acts: acts,
-		send: func(ctx context.Context, p string) error { _, err := h.Followup(ctx, p); return err },
+		send: func(ctx context.Context, p string) error {
+			_, err := h.Followup(ctx, p, agent.Unacknowledged())
+			return err
+		},
 		wait: func(ctx context.Context) error { _, err := h.WaitIdle(ctx); return err },
 	}
 }

@@ -42,7 +42,7 @@ func BenchmarkLongLivedAgent(b *testing.B) {
 		}
 		for turn := 1; turn < turns; turn++ {
 			start := time.Now()
-			if _, err := h.Followup(ctx, fmt.Sprintf("turn %d", turn)); err != nil {
+			if _, err := h.Followup(ctx, fmt.Sprintf("turn %d", turn), agent.Unacknowledged()); err != nil {
 				b.Fatal(err)
 			}
 			// Poll the status query: waiting writes nothing to history (an

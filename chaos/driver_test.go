@@ -114,8 +114,8 @@ func (d *driver) deliver(ctx context.Context, r int, s send) error {
 	dup := false
 	send := func(signal bool) func(context.Context) error {
 		opts := []agent.SendOption{agent.WithMessageID(id)}
-		if !signal {
-			opts = append(opts, agent.Acknowledged())
+		if signal {
+			opts = append(opts, agent.Unacknowledged())
 		}
 		return func(ctx context.Context) error {
 			var err error

@@ -87,8 +87,8 @@ func runLongQueue(ctx context.Context, cf *clientFaults, n int) error {
 // or the agent has it.
 func (cf *clientFaults) queueSend(ctx context.Context, h *agent.Handle, id eventlog.MessageID, content string, ack bool) error {
 	opts := []agent.SendOption{agent.WithMessageID(id)}
-	if ack {
-		opts = append(opts, agent.Acknowledged())
+	if !ack {
+		opts = append(opts, agent.Unacknowledged())
 	}
 	dup := false
 	tries, err := persist(ctx, func(ctx context.Context) error {
@@ -111,7 +111,7 @@ func (cf *clientFaults) queueSend(ctx context.Context, h *agent.Handle, id event
 // position of its own, which would be a second delivery.
 func (cf *clientFaults) resendQueued(ctx context.Context, h *agent.Handle, x eventlog.MessageID, content string) error {
 	if _, err := persist(ctx, func(ctx context.Context) error {
-		_, err := h.Inject(ctx, content, agent.WithMessageID(x))
+		_, err := h.Inject(ctx, content, agent.WithMessageID(x), agent.Unacknowledged())
 		return err
 	}); err != nil {
 		return fmt.Errorf("resend %s as a signal: %w", x, err)

@@ -55,7 +55,7 @@ func TestWithoutSearchAttributesATurnCostsWhatTheFloorDoes(t *testing.T) {
 			waitIdle(ctx, t, h)
 			for turn := 2; turn <= 4; turn++ {
 				before := historyOf(ctx, t, e, h)
-				_, err := h.Followup(ctx, fmt.Sprintf(`/tool echo {"text":"turn %d"}`, turn))
+				_, err := h.Followup(ctx, fmt.Sprintf(`/tool echo {"text":"turn %d"}`, turn), agent.Unacknowledged())
 				require.NoError(t, err)
 				waitIdle(ctx, t, h)
 				after := historyOf(ctx, t, e, h)

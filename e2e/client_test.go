@@ -294,7 +294,7 @@ func TestAcknowledgedFollowupReturnsItsLogPositionAndSignalReturnsMinusOne(t *te
 	require.GreaterOrEqual(t, acked.Seq, int64(0))
 	_, err = h.WaitIdle(ctx)
 	require.NoError(t, err)
-	signalled, err := h.Followup(ctx, "/say three")
+	signalled, err := h.Followup(ctx, "/say three", agent.Unacknowledged())
 	require.NoError(t, err)
 	require.EqualValues(t, -1, signalled.Seq)
 	require.NotEmpty(t, signalled.MessageID)
@@ -425,7 +425,7 @@ func TestSendToNextStepWithoutWakeWaitsLikeInject(t *testing.T) {
 	_, err = h.WaitIdle(ctx)
 	require.NoError(t, err)
 
-	quiet, err := h.Send(ctx, "/say two", eventlog.NextStep, false)
+	quiet, err := h.Send(ctx, "/say two", eventlog.NextStep, false, agent.Unacknowledged())
 	require.NoError(t, err)
 	require.EqualValues(t, -1, quiet.Seq)
 	var st signals.StatusView

@@ -60,11 +60,11 @@ func TestResentMessageIDIsDeliveredOnce(t *testing.T) {
 
 	// Signal first: a signalled resend is dropped, an acknowledged one is a duplicate.
 	id := agent.WithMessageID("order-1")
-	a, err := h.Followup(ctx, "/say one", id)
+	a, err := h.Followup(ctx, "/say one", id, agent.Unacknowledged())
 	require.NoError(t, err)
 	require.Equal(t, eventlog.MessageID("order-1"), a.MessageID)
 	recorded(t, h, "order-1")
-	_, err = h.Followup(ctx, "/say one", id)
+	_, err = h.Followup(ctx, "/say one", id, agent.Unacknowledged())
 	require.NoError(t, err, "the server takes the signal; the agent ignores it")
 	_, err = h.Followup(ctx, "/say one", id, ack)
 	require.ErrorIs(t, err, signals.ErrDuplicateID)
@@ -75,7 +75,7 @@ func TestResentMessageIDIsDeliveredOnce(t *testing.T) {
 	again, err := h.Followup(ctx, "/say two", agent.WithMessageID("order-2"), ack)
 	require.ErrorIs(t, err, agent.ErrAlreadyDelivered)
 	require.Equal(t, first, again, "the first delivery's ack")
-	_, err = h.Followup(ctx, "/say two", agent.WithMessageID("order-2"))
+	_, err = h.Followup(ctx, "/say two", agent.WithMessageID("order-2"), agent.Unacknowledged())
 	require.NoError(t, err)
 
 	// Every operation, and IDs across operations.
@@ -90,7 +90,7 @@ func TestResentMessageIDIsDeliveredOnce(t *testing.T) {
 		}},
 	} {
 		id := agent.WithMessageID(eventlog.MessageID(op.name + "-1"))
-		_, err := op.send(id)
+		_, err := op.send(id, agent.Unacknowledged())
 		require.NoError(t, err, op.name)
 		recorded(t, h, eventlog.MessageID(op.name+"-1"))
 		_, err = op.send(id, ack)
@@ -101,7 +101,7 @@ func TestResentMessageIDIsDeliveredOnce(t *testing.T) {
 
 	// An acknowledged resend may overtake a signal not yet recorded: then
 	// the resend is the copy accepted and the signal the one dropped.
-	_, err = h.Followup(ctx, "/say race", agent.WithMessageID("race-1"))
+	_, err = h.Followup(ctx, "/say race", agent.WithMessageID("race-1"), agent.Unacknowledged())
 	require.NoError(t, err)
 	if _, err := h.Followup(ctx, "/say race", agent.WithMessageID("race-1"), ack); err != nil {
 		require.ErrorIs(t, err, signals.ErrDuplicateID)
@@ -111,7 +111,7 @@ func TestResentMessageIDIsDeliveredOnce(t *testing.T) {
 	longest := agent.WithMessageID(eventlog.MessageID(strings.Repeat("k", signals.MaxIDBytes)))
 	_, err = h.Followup(ctx, "/say long", longest, ack)
 	require.NoError(t, err)
-	_, err = h.Followup(ctx, "/say long", longest)
+	_, err = h.Followup(ctx, "/say long", longest, agent.Unacknowledged())
 	require.NoError(t, err)
 
 	idleAcrossRuns(ctx, t, h)
@@ -142,9 +142,9 @@ func TestResentMessageIDIsDeliveredOnceAcrossContinueAsNew(t *testing.T) {
 	idleAcrossRuns(ctx, t, h)
 
 	for _, id := range []eventlog.MessageID{"early-signal", "early-update"} {
-		var opts []agent.SendOption
+		opts := []agent.SendOption{agent.Unacknowledged()}
 		if id == "early-update" {
-			opts = append(opts, agent.Acknowledged())
+			opts = []agent.SendOption{agent.Acknowledged()}
 		}
 		_, err := h.Followup(ctx, "/say "+string(id), append(opts, agent.WithMessageID(id))...)
 		require.NoError(t, err)
@@ -162,7 +162,7 @@ func TestResentMessageIDIsDeliveredOnceAcrossContinueAsNew(t *testing.T) {
 		require.ErrorIs(t, err, signals.ErrDuplicateID, "%s, asked of a later run", id)
 		_, err = h.Followup(ctx, "/say again", agent.WithMessageID(id), agent.Acknowledged())
 		require.ErrorIs(t, err, signals.ErrReusedID, "%s with other content, asked of a later run", id)
-		_, err = h.Followup(ctx, "/say again", agent.WithMessageID(id))
+		_, err = h.Followup(ctx, "/say again", agent.WithMessageID(id), agent.Unacknowledged())
 		require.NoError(t, err)
 	}
 	// A fresh message still gets through, after the dropped resends.
@@ -231,7 +231,7 @@ func TestASignalAndAnUpdateOfOneIDInOneTaskProjectAsTheCopyTaken(t *testing.T) {
 	require.NoError(t, err)
 	w.Stop()
 
-	_, err = h.Followup(ctx, "/say signalled copy", agent.WithMessageID("twin"))
+	_, err = h.Followup(ctx, "/say signalled copy", agent.WithMessageID("twin"), agent.Unacknowledged())
 	require.NoError(t, err)
 	acked := make(chan error, 1)
 	go func() {

@@ -74,7 +74,7 @@ func turnEndingAsAMessageArrives(t *testing.T, e *env) {
 		last := history[len(history)-1].GetEventType()
 		return last == enumspb.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED
 	})
-	_, err = h.Followup(ctx, "/say two") // delivered after the answer, before the task
+	_, err = h.Followup(ctx, "/say two", agent.Unacknowledged()) // delivered after the answer, before the task
 	require.NoError(t, err)
 	e.startWorker()
 	<-gm.entered

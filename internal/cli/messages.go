@@ -54,8 +54,8 @@ func message(op send, name string) command {
 			return nil, err
 		}
 		opts := []agent.SendOption{agent.WithMessageID(eventlog.MessageID(*id)), agent.At(when)}
-		if !*noAck {
-			opts = append(opts, agent.Acknowledged())
+		if *noAck {
+			opts = append(opts, agent.Unacknowledged())
 		}
 		return func(ctx context.Context, e env) error {
 			h, err := e.agents.Attach(ctx, pos[0])
