@@ -178,6 +178,45 @@ func (r *Client) List(ctx context.Context, o ListOptions) ([]Summary, bool, erro
 	}
 }
 
+// ListPage returns one page of the agents o matches, at most size
+// (DefaultListLimit when 0; o.Limit is not read), from the page token of
+// the page before it (nil: the first), and the next page's token (nil
+// after the last page). A token is only good for the same options.
+func (r *Client) ListPage(ctx context.Context, o ListOptions, size int, token []byte) ([]Summary, []byte, error) {
+	query, err := o.Query()
+	if err != nil {
+		return nil, nil, err
+	}
+	if size <= 0 {
+		size = DefaultListLimit
+	}
+	resp, err := r.c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
+		PageSize: int32(min(size, 1000)), Query: query, NextPageToken: token,
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("list agents: %w", err)
+	}
+	out := make([]Summary, 0, len(resp.GetExecutions()))
+	for _, ex := range resp.GetExecutions() {
+		out = append(out, summary(ex))
+	}
+	r.markStarting(ctx, out)
+	return out, resp.GetNextPageToken(), nil
+}
+
+// Count counts the agents o matches (o.Limit is not read).
+func (r *Client) Count(ctx context.Context, o ListOptions) (int64, error) {
+	query, err := o.Query()
+	if err != nil {
+		return 0, err
+	}
+	resp, err := r.c.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{Query: query})
+	if err != nil {
+		return 0, fmt.Errorf("count agents: %w", err)
+	}
+	return resp.GetCount(), nil
+}
+
 // summary reads an execution's search attributes. A value that is
 // missing or does not decode stays zero: a listing shows what it can.
 func summary(ex *workflowpb.WorkflowExecutionInfo) Summary {

@@ -37,6 +37,9 @@ type statusView struct {
 	// Progress is what the agent's running tool calls last said of their
 	// progress; none when it could not be read.
 	Progress []agent.CallProgress
+	// Starting says no worker has run the open agent yet: its status
+	// query does not answer and its log is empty (agent.StatusStarting).
+	Starting bool
 	// Ending says how and why a closed agent ended; Last are its last log
 	// events, so a failed agent shows what it did before it failed.
 	Ending *ending
@@ -94,6 +97,7 @@ func (s *Server) agentPage(w http.ResponseWriter, r *http.Request) {
 	}
 	if snap.StatusErr != nil {
 		v.Status.Err = snap.StatusErr.Error()
+		v.Status.Starting = !snap.Closed && len(snap.Log) == 0
 	}
 	v.Scrub = scrubber{At: tr.Next - 1, Last: tr.Next - 1}
 	if scrubbed {
@@ -126,7 +130,7 @@ func modelInForce(tr *transcript.Transcript, o *signals.AgentOptions) string {
 	if sel == nil {
 		return ""
 	}
-	label := signals.ModelLabel(*sel)
+	label := agent.ModelShown(signals.ModelLabel(*sel))
 	if sel.Effort != "" {
 		label += " · effort " + sel.Effort
 	}

@@ -34,6 +34,7 @@ func (f *feed) statusJSON(tr *transcript.Transcript) []byte {
 	v := statusView{ID: f.h.ID, Live: true, Forms: true}
 	if st, err := f.h.Status(ctx); err != nil {
 		v.Err = err.Error()
+		v.Starting = tr != nil && tr.Next == 0
 	} else {
 		v.Status = &st
 	}

@@ -7,14 +7,7 @@ import (
 	"net/http"
 	"time"
 
-	commonpb "go.temporal.io/api/common/v1"
-	enumspb "go.temporal.io/api/enums/v1"
-	workflowpb "go.temporal.io/api/workflow/v1"
-	"go.temporal.io/api/workflowservice/v1"
-	"go.temporal.io/sdk/converter"
-
-	"github.com/tetherdev/tether/projection"
-	"github.com/tetherdev/tether/signals"
+	"github.com/tetherdev/tether/agent"
 )
 
 // PageSize is the number of agents a list page shows.
@@ -23,9 +16,12 @@ const PageSize = 25
 // Row is one agent in the list, read from visibility alone.
 type Row struct {
 	ID, RunID string
-	// Status is running or idle, or how a closed agent ended (disposed,
-	// failed, terminated, ...: signals.Ended).
-	Status    string
+	// Status is running, idle, or starting while no worker has run it
+	// (agent.Summary), or how a closed agent ended (disposed, failed,
+	// terminated, ...: signals.Ended).
+	Status string
+	// Model is provider/model as views show it (agent.ModelShown): the
+	// worker's default reads "worker default" until resolved.
 	Model     string
 	Parent    string
 	Turn      int64
@@ -66,7 +62,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 	}
 	v.Query = q
 	if v.Counts, err = s.counts(r.Context(), f); err == nil {
-		err = s.page(r.Context(), q, &v)
+		err = s.page(r.Context(), &v)
 	}
 	if err != nil {
 		v.Error = err.Error()
@@ -77,22 +73,24 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, http.StatusOK, "list", v)
 }
 
-// page lists one page of agents for query, at f.Page.
-func (s *Server) page(ctx context.Context, query string, v *listView) error {
+// page lists one page of agents (agent's ListPage), at f.Page.
+func (s *Server) page(ctx context.Context, v *listView) error {
 	token, err := base64.RawURLEncoding.DecodeString(v.Filter.Page)
 	if err != nil {
 		return fmt.Errorf("%w: page token", errBadInput)
 	}
-	resp, err := s.o.Client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
-		Query: query, PageSize: PageSize, NextPageToken: token,
-	})
+	o, err := v.Filter.Options()
 	if err != nil {
-		return fmt.Errorf("list agents: %w", err)
+		return err
 	}
-	for _, ex := range resp.GetExecutions() {
-		v.Rows = append(v.Rows, row(ex))
+	agents, next, err := s.agents.ListPage(ctx, o, PageSize, token)
+	if err != nil {
+		return err
 	}
-	if next := resp.GetNextPageToken(); len(next) > 0 {
+	for _, a := range agents {
+		v.Rows = append(v.Rows, rowOf(a))
+	}
+	if len(next) > 0 {
 		v.Next = "/agents?" + v.Filter.Values(base64.RawURLEncoding.EncodeToString(next)).Encode()
 	}
 	if v.Filter.Page != "" {
@@ -109,36 +107,24 @@ func (s *Server) counts(ctx context.Context, f Filter) ([]Count, error) {
 	}
 	out := make([]Count, 0, len(StatusChoices))
 	for _, c := range StatusChoices {
-		resp, err := s.o.Client.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{Query: base + " AND " + c.cond})
+		o, err := withStatus(base, c.Value)
+		if err != nil {
+			return nil, err
+		}
+		n, err := s.agents.Count(ctx, o)
 		if err != nil {
 			return nil, fmt.Errorf("count %s agents: %w", c.Value, err)
 		}
-		out = append(out, Count{StatusChoice: c, N: resp.GetCount(), URL: f.With(c.Value), Selected: f.Status == c.Value})
+		out = append(out, Count{StatusChoice: c, N: n, URL: f.With(c.Value), Selected: f.Status == c.Value})
 	}
 	return out, nil
 }
 
-// row reads a list row from visibility. Search attributes are never
-// encrypted, so the default converter decodes them.
-func row(ex *workflowpb.WorkflowExecutionInfo) Row {
-	attrs := ex.GetSearchAttributes().GetIndexedFields()
-	r := Row{ID: ex.GetExecution().GetWorkflowId(), RunID: ex.GetExecution().GetRunId(),
-		Status: attr[string](attrs, signals.AttrStatus), Model: attr[string](attrs, signals.AttrModel),
-		Parent: attr[string](attrs, signals.AttrParent), Turn: attr[int64](attrs, signals.AttrTurn),
-		Started: ex.GetStartTime().AsTime(), Waiting: attr[string](attrs, signals.AttrWaiting),
-		WaitUntil: attr[time.Time](attrs, signals.AttrWaitUntil)}
-	if ex.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
-		r.Status, r.Closed = string(projection.EndedAs(ex.GetStatus())), ex.GetCloseTime().AsTime()
-	}
-	return r
-}
-
-func attr[T any](fields map[string]*commonpb.Payload, name string) T {
-	var v T
-	if p, ok := fields[name]; ok {
-		_ = converter.GetDefaultDataConverter().FromPayload(p, &v)
-	}
-	return v
+// rowOf is a list row from agent's summary: its status in the views' words
+// (agent.Summary), its model as views show it (agent.ModelShown).
+func rowOf(a agent.Summary) Row {
+	return Row{ID: a.ID, RunID: a.RunID, Status: a.Status, Model: agent.ModelShown(a.Model), Parent: a.Parent,
+		Turn: int64(a.Turn), Started: a.Started, Closed: a.Closed, Waiting: a.Waiting, WaitUntil: a.WaitUntil}
 }
 
 // WaitingChoices are the waiting filter's values for the form.

@@ -97,7 +97,7 @@ func TestListPagesThroughAgentsWithTheServersToken(t *testing.T) {
 
 func TestListRefusesAFilterItCannotQuery(t *testing.T) {
 	e := newEnv(t, envOptions{noWorker: true})
-	for _, path := range []string{"/agents?status=asleep", "/agents?turn=many", `/agents?prefix=a\b`, "/agents?page=%25%25"} {
+	for _, path := range []string{"/agents?status=asleep", "/agents?turn=many", "/agents?prefix=a%0Ab", "/agents?page=%25%25"} {
 		r := e.get(path)
 		require.Equal(t, http.StatusBadRequest, r.Status, path)
 		require.Contains(t, r.Body, `id="list-error"`, path)

@@ -142,3 +142,23 @@ func TestALongAgentPageShowsTheLatestTurnsFirst(t *testing.T) {
 	all := e.get("/agents/long?all=1")
 	require.Contains(t, all.Body, `id="turn-1"`)
 }
+
+// An agent no worker has run (no worker polls its task queue) reads
+// starting in the list and on its page, as starter ls and status say it,
+// and its model, left to the worker, reads "worker default" in the list
+// and the header, never a model named default/default.
+func TestAnAgentNoWorkerHasRunReadsStartingWithTheWorkersDefaultModel(t *testing.T) {
+	e := newEnv(t, envOptions{noWorker: true, console: Options{QueryTimeout: 300 * time.Millisecond}})
+	ctx := ctxT(t, time.Minute)
+	e.create(ctx, "unrun", "hi", signals.AgentOptions{})
+
+	list := e.pageUntil("/agents", func(body string) bool { return strings.Contains(body, `href="/agents/unrun"`) })
+	require.Contains(t, list, `<span class="chip starting">starting</span>`)
+	require.Contains(t, list, "<td>worker default</td>")
+	require.NotContains(t, list, "default/default")
+
+	r := e.get("/agents/unrun")
+	require.Contains(t, r.Body, `<span class="chip starting" id="status-chip">starting</span>`)
+	require.Contains(t, r.Body, `<dd class="model-in-force">worker default</dd>`)
+	require.NotContains(t, r.Body, "default/default")
+}

@@ -5,15 +5,17 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
-	"github.com/tetherdev/tether/signals"
+	"github.com/tetherdev/tether/agent"
+	"github.com/tetherdev/tether/eventlog"
 )
 
 // Filter is the agent list's server-side filter, read from the URL. Every
-// field becomes a condition of a visibility query over Tether's search
-// attributes; none is applied in the console.
+// field becomes a condition of agent's list query (agent.ListOptions) over
+// Tether's search attributes; none is applied in the console.
 type Filter struct {
 	Status string // a StatusChoice value, or "" for all
 	Model  string // TetherModel, exactly (provider/model)
@@ -32,22 +34,15 @@ type Filter struct {
 // WaitingChoices are the values of the waiting filter.
 var WaitingChoices = []string{"approval", "answer", "wait"}
 
-// StatusChoice is one value of the list's status filter: a condition on
-// the workflow's execution status and Tether's status attribute. Waiting
-// states (approvals, answers, durable waits) join as choices here when
-// their search attribute exists.
+// StatusChoice is one value of the list's status filter: its agents are
+// open with that status (running, idle), or have ended (closed).
 type StatusChoice struct {
 	Value, Label string
-	cond         string
 }
 
 // StatusChoices are the status filter's values, in display order; the list
 // shows a count for each.
-var StatusChoices = []StatusChoice{
-	{"running", "running", "ExecutionStatus = 'Running' AND " + signals.AttrStatus + " = 'running'"},
-	{"idle", "idle", "ExecutionStatus = 'Running' AND " + signals.AttrStatus + " = 'idle'"},
-	{"closed", "closed", "ExecutionStatus != 'Running'"},
-}
+var StatusChoices = []StatusChoice{{"running", "running"}, {"idle", "idle"}, {"closed", "closed"}}
 
 func filterFrom(q url.Values) Filter {
 	get := func(k string) string { return strings.TrimSpace(q.Get(k)) }
@@ -75,66 +70,54 @@ func (f Filter) With(status string) string {
 
 var turnExpr = regexp.MustCompile(`^(>=|<=|>|<|=)?\s*(\d{1,9})$`)
 
-// base is the query of every condition but status: the list's counts vary
-// status over it.
-func (f Filter) base() (string, error) {
-	conds := []string{"WorkflowType = " + quote(signals.AgentWorkflow)}
-	for _, kw := range []struct{ attr, v string }{{signals.AttrModel, f.Model}, {signals.AttrParent, f.Parent}} {
-		switch {
-		case kw.v == "":
-		case kw.attr == signals.AttrParent && kw.v == "-":
-			conds = append(conds, kw.attr+" IS NULL")
-		default:
-			if err := literal(kw.v); err != nil {
-				return "", err
-			}
-			conds = append(conds, kw.attr+" = "+quote(kw.v))
+// base is agent's list options for every filter but status: the list's
+// counts vary status over it. Agent's query quotes every value.
+func (f Filter) base() (agent.ListOptions, error) {
+	o := agent.ListOptions{Model: f.Model, Parent: f.Parent, Prefix: f.Prefix, Closed: true}
+	for _, v := range []string{f.Model, f.Parent, f.Prefix} {
+		if err := literal(v); err != nil {
+			return o, err
 		}
+	}
+	if f.Parent == "-" {
+		o.Parent, o.Roots = "", true
 	}
 	if f.Turn != "" {
 		m := turnExpr.FindStringSubmatch(f.Turn)
 		if m == nil {
-			return "", fmt.Errorf("%w: turn %q: want a number, optionally after =, <, <=, > or >=", errBadInput, f.Turn)
+			return o, fmt.Errorf("%w: turn %q: want a number, optionally after =, <, <=, > or >=", errBadInput, f.Turn)
 		}
-		op := m[1]
-		if op == "" {
-			op = "="
-		}
-		conds = append(conds, signals.AttrTurn+" "+op+" "+m[2])
+		turn, _ := strconv.Atoi(m[2])
+		o.Turn, o.TurnOp = &turn, m[1]
 	}
-	if f.Prefix != "" {
-		if err := literal(f.Prefix); err != nil {
-			return "", err
-		}
-		conds = append(conds, "WorkflowId STARTS_WITH "+quote(f.Prefix))
-	}
-	waits, err := f.waits()
-	if err != nil {
-		return "", err
-	}
-	return strings.Join(append(conds, waits...), " AND "), nil
-}
-
-// waits are the conditions of the waiting and until filters.
-func (f Filter) waits() ([]string, error) {
-	var conds []string
 	switch {
-	case f.Waiting == "":
-	case f.Waiting == "any":
-		conds = append(conds, signals.AttrWaiting+" IS NOT NULL")
-	case slices.Contains(WaitingChoices, f.Waiting):
-		conds = append(conds, signals.AttrWaiting+" = "+quote(f.Waiting))
+	case f.Waiting == "" || f.Waiting == agent.WaitingAny || slices.Contains(WaitingChoices, f.Waiting):
+		o.Waiting = f.Waiting
 	default:
-		return nil, fmt.Errorf("%w: waiting %q: want approval, answer, wait or any", errBadInput, f.Waiting)
+		return o, fmt.Errorf("%w: waiting %q: want approval, answer, wait or any", errBadInput, f.Waiting)
 	}
 	if f.Until != "" {
 		t, err := untilTime(f.Until)
 		if err != nil {
-			return nil, err
+			return o, err
 		}
-		conds = append(conds, signals.AttrWaitUntil+" <= "+quote(t.UTC().Format(time.RFC3339)))
+		o.WaitUntil = t
 	}
-	return conds, nil
+	return o, nil
+}
+
+// withStatus is o narrowed to one StatusChoice value.
+func withStatus(o agent.ListOptions, status string) (agent.ListOptions, error) {
+	switch status {
+	case "":
+	case "running", "idle":
+		o.Status, o.Closed = eventlog.Status(status), false
+	case "closed":
+		o.Ended = true
+	default:
+		return o, fmt.Errorf("%w: status %q", errBadInput, status)
+	}
+	return o, nil
 }
 
 // untilTime reads the until filter: RFC 3339, or a date-time input's value
@@ -148,26 +131,33 @@ func untilTime(s string) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("%w: until %q: want a date-time such as 2026-01-02T15:04 (UTC) or RFC 3339", errBadInput, s)
 }
 
-// Query is the visibility query of f.
-func (f Filter) Query() (string, error) {
-	q, err := f.base()
-	if err != nil || f.Status == "" {
-		return q, err
+// Options are agent's list options for f.
+func (f Filter) Options() (agent.ListOptions, error) {
+	o, err := f.base()
+	if err != nil {
+		return o, err
 	}
-	for _, c := range StatusChoices {
-		if c.Value == f.Status {
-			return q + " AND " + c.cond, nil
-		}
-	}
-	return "", fmt.Errorf("%w: status %q", errBadInput, f.Status)
+	return withStatus(o, f.Status)
 }
 
-// literal refuses what a visibility string literal cannot hold safely.
+// Query is the visibility query of f, as agent's List asks it.
+func (f Filter) Query() (string, error) {
+	o, err := f.Options()
+	if err != nil {
+		return "", err
+	}
+	q, err := o.Query()
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", errBadInput, err)
+	}
+	return q, nil
+}
+
+// literal refuses a filter value too long or with a line break for a
+// visibility string literal (agent's query escapes the rest).
 func literal(v string) error {
-	if len(v) > 256 || strings.ContainsAny(v, "\\\x00\n\r") {
-		return fmt.Errorf("%w: %q: at most 256 characters, no backslash or line break", errBadInput, v)
+	if len(v) > 256 || strings.ContainsAny(v, "\x00\n\r") {
+		return fmt.Errorf("%w: %q: at most 256 characters, no line break", errBadInput, v)
 	}
 	return nil
 }
-
-func quote(v string) string { return "'" + strings.ReplaceAll(v, "'", `\'`) + "'" }

@@ -8,8 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"go.temporal.io/api/workflowservice/v1"
-
+	"github.com/tetherdev/tether/agent"
 	"github.com/tetherdev/tether/console/transcript"
 	"github.com/tetherdev/tether/eventlog"
 	"github.com/tetherdev/tether/signals"
@@ -158,28 +157,25 @@ type levelRows struct {
 	kids map[string][]Row
 }
 
-// childRows lists the children of level's nodes in one query; for the
-// first level it lists root's children too, for the nodes' own rows.
+// childRows lists the children of level's nodes in one query (agent's
+// List, which quotes every ID); for the first level it lists root's
+// children too, for the nodes' own rows.
 func (s *Server) childRows(ctx context.Context, level []*treeNode, first bool, root string) levelRows {
 	parents := make([]string, 0, len(level)+1)
 	for _, n := range level {
-		parents = append(parents, quote(n.ID))
+		parents = append(parents, n.ID)
 	}
 	if first {
-		parents = append(parents, quote(root))
+		parents = append(parents, root)
 	}
-	resp, err := s.o.Client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
-		Query: "WorkflowType = " + quote(signals.AgentWorkflow) + " AND " + signals.AttrParent +
-			" IN (" + strings.Join(parents, ", ") + ")",
-		PageSize: signals.MaxStatusItems,
-	})
+	agents, _, err := s.agents.List(ctx, agent.ListOptions{Parents: parents, Closed: true, Limit: signals.MaxStatusItems})
 	if err != nil {
 		s.o.Logger.Info("Console cannot list children", "agent_id", root, "error", err)
 	}
 	out := levelRows{self: map[string]Row{}, kids: map[string][]Row{}}
 	seen := map[string]bool{}
-	for _, ex := range resp.GetExecutions() {
-		r := row(ex)
+	for _, a := range agents {
+		r := rowOf(a)
 		if seen[r.ID] { // newest run first
 			continue
 		}
@@ -258,10 +254,7 @@ func usageOf(u eventlog.Usage) transcript.Usage {
 
 // live fills in what the node's status query says.
 func (n *treeNode) live(st *signals.StatusView) {
-	n.Status, n.Turn = string(st.Status), int64(st.Turn)
-	if st.Disposed {
-		n.Status = "disposing"
-	}
+	n.Status, n.Turn = agent.OpenStatus(*st), int64(st.Turn)
 	if u := st.Usage; u != (eventlog.Usage{}) {
 		n.Usage = usageOf(u)
 	}
