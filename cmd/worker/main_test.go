@@ -60,7 +60,8 @@ func TestWorkerHelpGroupsFlagsAndListsVariables(t *testing.T) {
 	var stderr bytes.Buffer
 	require.Equal(t, 0, run([]string{"--help"}, noEnv, &stderr))
 	for _, want := range []string{"\nserver: ", "\nworker:\n", "\nproviders:\n", "\nconsole:\n", "\ncodec: ", "\ntelemetry:\n",
-		"$OPENAI_API_KEY", "[$TEMPORAL_ADDRESS]"} {
+		"$OPENAI_API_KEY", "[$TEMPORAL_ADDRESS]",
+		"--workspace-hard-links", "[$TETHER_WORKSPACE_HARD_LINKS]", "$TETHER_CODEC_REQUIRE_BINDING", "$TETHER_TRUSTED_PROXIES"} {
 		require.Contains(t, stderr.String(), want)
 	}
 }
