@@ -305,10 +305,7 @@ func (l *Loop) childEnded(now time.Time, id, status string, spent eventlog.Usage
 	if ci < 0 {
 		return
 	}
-	var late eventlog.Usage
-	if l.cfg.Rules >= Rules3 {
-		late = spentSince(l.state.Children[ci].Spent, spent)
-	}
+	late := spentSince(l.state.Children[ci].Spent, spent)
 	l.record(now, "", eventlog.ChildEnded{ChildID: id, Status: status, Usage: late})
 	if i, t := l.spawnCall(id); i >= 0 {
 		c := t.calls[i]
@@ -322,6 +319,6 @@ func (l *Loop) childEnded(now time.Time, id, status string, spent eventlog.Usage
 // its turn and stops.
 func (l *Loop) parentGone(now time.Time) {
 	if !l.state.Disposing {
-		l.note(now, "", eventlog.AgentDisposing{Cause: "parent agent " + l.cfg.Parent.ID + " is gone"})
+		l.record(now, "", eventlog.AgentDisposing{Cause: "parent agent " + l.cfg.Parent.ID + " is gone"})
 	}
 }

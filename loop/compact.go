@@ -101,7 +101,7 @@ func (l *Loop) compacted(now time.Time) {
 		if c.err != nil {
 			done.Error = c.err.Error()
 		}
-		l.note(now, "", done)
+		l.record(now, "", done)
 		l.phase = idle
 		l.emit(AnswerMaintenance{Result: signals.Maintained{Task: signals.MaintenanceTask(task), Before: done.Before, After: done.After}, Err: c.err})
 	case forContinue:
@@ -142,7 +142,7 @@ func (l *Loop) summaryKeep(keepRecent int) int {
 	for start > 0 && msgs[start].Role != eventlog.RoleUser {
 		start--
 	}
-	if kept, limit := chars(msgs[start:]), l.cfg.MaxSeedBytes/2; l.cfg.Rules >= Rules3 && kept > limit {
+	if kept, limit := chars(msgs[start:]), l.cfg.MaxSeedBytes/2; kept > limit {
 		for ; start < len(msgs) && (kept > limit || msgs[start].Role != eventlog.RoleUser); start++ {
 			kept -= msgs[start].Chars()
 		}

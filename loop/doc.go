@@ -71,17 +71,20 @@
 //   - Maintenance runs only in a true idle phase; work arriving meanwhile
 //     waits for it.
 //
-// Rules 3 add bounds by bytes, so nothing a client or a model sends can
-// take a run past Temporal's limits: a message is refused, busy, while more
-// than signals.MaxPendingBytes would wait; a step runs at most
+// Bounds by bytes keep anything a client or a model sends from taking a
+// run past Temporal's limits: a message is refused, busy, while more than
+// signals.MaxPendingBytes would wait; a step runs at most
 // MaxLocalCallsPerStep calls as local activities; a summary keeps at most
 // half a seed's bytes verbatim. And a child's end counts what its reports
 // did not, so a tree counts every token whatever order its reports arrive
 // in (the shell also sends a child's reports one at a time).
 //
-// Runs recorded before this package follow Rules1, which differ from the
-// above in the ways Rules1's doc lists, and runs recorded before rules 3
-// follow Rules2; a run keeps its rules until it continues as new.
+// These are Rules3, the baseline of the first tagged release (Baseline,
+// Latest). A run keeps the rules it started with until it continues as
+// new, so a change to what the loop records or decides adds a version and
+// branches on it; a Config naming rules outside Baseline to Latest fails
+// the run (ErrUnknownRules). The pre-release generations (rules 1 and 2)
+// are gone, and so are their histories.
 //
 // Never: I/O, clocks, randomness, goroutines, map iteration, Temporal
 // imports. Workflow code calls it, so it must replay identically.

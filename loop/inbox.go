@@ -27,7 +27,7 @@ func (l *Loop) Check(m signals.Message) error {
 		}
 		return fmt.Errorf("%w: %s", signals.ErrDuplicateID, m.ID)
 	}
-	if n := pendingBytes(l.state) + len(m.Content); l.cfg.Rules >= Rules3 && n > signals.MaxPendingBytes {
+	if n := pendingBytes(l.state) + len(m.Content); n > signals.MaxPendingBytes {
 		return fmt.Errorf("%w: %d bytes would wait, limit %d; retry in %s", signals.ErrBusy, n, signals.MaxPendingBytes, signals.BusyRetryAfter)
 	}
 	return nil
@@ -112,10 +112,7 @@ func (l *Loop) make(now time.Time, content string, list eventlog.List, wake bool
 	l.made++
 	id := signals.MadeMessageID(l.state.Turn, l.made)
 	l.recent.add(id)
-	var from *eventlog.Initiator
-	if l.cfg.Rules >= Rules2 {
-		from = &eventlog.Initiator{Kind: eventlog.ByHook}
-	}
+	from := &eventlog.Initiator{Kind: eventlog.ByHook}
 	l.record(now, "", eventlog.InboxInserted{MessageID: id, List: list, Content: content, Wake: wake, From: from})
 	if wake {
 		l.wakeWaits()
@@ -147,7 +144,7 @@ func (l *Loop) cancel(now time.Time, cause string, keepInbox bool) error {
 	if cause == "" {
 		cause = "canceled"
 	}
-	l.note(now, "", eventlog.TurnCanceling{Turn: l.state.Turn, Cause: cause})
+	l.record(now, "", eventlog.TurnCanceling{Turn: l.state.Turn, Cause: cause})
 	if l.phase == tooling {
 		// Calls waiting for a person or a child are answered at once; the
 		// next Resume commits them (nothing else may be in flight).
@@ -169,7 +166,7 @@ func (l *Loop) dispose(now time.Time, cause string) error {
 	if cause == "" {
 		cause = "disposed"
 	}
-	l.note(now, "", eventlog.AgentDisposing{Cause: cause})
+	l.record(now, "", eventlog.AgentDisposing{Cause: cause})
 	return l.cancel(now, cause, true)
 }
 
@@ -177,7 +174,7 @@ func (l *Loop) maintain(now time.Time, t signals.MaintenanceTask) error {
 	if err := l.CheckMaintain(t); err != nil {
 		return err
 	}
-	l.note(now, "", eventlog.MaintenanceQueued{Task: string(t)})
+	l.record(now, "", eventlog.MaintenanceQueued{Task: string(t)})
 	return nil
 }
 
@@ -199,9 +196,6 @@ func (l *Loop) discardAll(now time.Time, outcome eventlog.DiscardOutcome, cause 
 // them, so pending content cannot pin a run and grow its history forever.
 func (l *Loop) due() bool {
 	in := l.state.Inbox
-	if l.cfg.Rules == Rules1 {
-		return in.Due()
-	}
 	if in.Len() > 0 && pendingBytes(l.state) > l.cfg.MaxSeedBytes {
 		return true // too much pending to carry into a new run: a turn drains it
 	}
@@ -239,7 +233,7 @@ func (l *Loop) kicked() bool { return l.kick && l.phase == tooling }
 func (l *Loop) Idle() bool { return !l.state.InTurn && !l.due() }
 
 // AtBoundary reports whether the loop may continue as new here: between
-// turns with nothing in progress, or (rules 2) between two steps of a turn,
+// turns with nothing in progress, or between two steps of a turn,
 // where no call is open, so a seed carries the open turn whole.
 func (l *Loop) AtBoundary() bool {
 	if l.state.Disposing || len(l.state.Maintenance) > 0 || l.err != nil {
@@ -248,9 +242,9 @@ func (l *Loop) AtBoundary() bool {
 	return l.phase == idle || l.BetweenSteps()
 }
 
-// BetweenSteps reports whether the loop stands between two steps of a turn
-// (rules 2): a turn too long for one run continues as new here.
+// BetweenSteps reports whether the loop stands between two steps of a turn:
+// a turn too long for one run continues as new here.
 func (l *Loop) BetweenSteps() bool {
-	return l.cfg.Rules >= Rules2 && l.phase == proposing && l.stepEnded && l.state.InTurn &&
+	return l.phase == proposing && l.stepEnded && l.state.InTurn &&
 		l.state.Canceling == "" && len(l.state.OpenCalls) == 0
 }

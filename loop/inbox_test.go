@@ -18,18 +18,16 @@ func TestAnIdleAgentWakesOnlyForAWakefulMessage(t *testing.T) {
 		name  string
 		list  eventlog.List
 		wake  bool
-		rules Rules
 		opens bool
 	}{
-		{"followup", eventlog.NextTurn, true, Rules2, true},
-		{"steer", eventlog.NextStep, true, Rules2, true},
-		{"inject", eventlog.NextStep, false, Rules2, false},
-		{"next-turn send without wake", eventlog.NextTurn, false, Rules2, false},
-		{"next-turn send without wake, rules 1", eventlog.NextTurn, false, Rules1, true},
+		{"followup", eventlog.NextTurn, true, true},
+		{"steer", eventlog.NextStep, true, true},
+		{"inject", eventlog.NextStep, false, false},
+		{"next-turn send without wake", eventlog.NextTurn, false, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			d := newDriver(t, signals.AgentOptions{}, func(c *Config) { c.Rules = tc.rules })
+			d := newDriver(t, signals.AgentOptions{})
 			rd := d.step(Accept{Message: msg("m"), List: tc.list, Wake: tc.wake})
 			require.Empty(t, rd.Commands, "a request moves nothing by itself")
 			require.Equal(t, tc.opens, d.l.Status().Due)

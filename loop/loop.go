@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -11,28 +12,25 @@ import (
 // Rules is the version of the loop's rules a run follows. A run keeps the
 // rules it started with (the shell records them once per run), so a worker
 // upgrade never changes what a running agent's history means; the next run
-// after Continue-As-New follows Latest.
+// after Continue-As-New follows Latest. A change to what the loop records
+// or decides adds the next version, and keeps every earlier one from
+// Baseline on.
 type Rules int
 
 const (
-	// Rules1 are the rules of runs recorded before the loop package: no
-	// control or request events, tool/call recorded when the step's tools
-	// are scheduled, messages admitted right after step/start, a built-in
-	// step limit, injects that do not keep a turn going, no request-error
-	// waterfall on an aborted call, a next-turn message without wake that
-	// opens a turn anyway.
-	Rules1 Rules = 1
-	// Rules2 are the seeds' rules (see the package doc).
-	Rules2 Rules = 2
-	// Rules3 add to them that a child's end counts what its reports did
-	// not (a child's end can reach the parent before the report of its
-	// last turn), and the shell sends a child's reports one at a time, in
-	// order, and hands a child's delivered reports to the loop before its
-	// close.
+	// Rules3 are the seeds' rules (see the package doc), the baseline of
+	// the first tagged release. (Versions 1 and 2 were pre-release
+	// generations; no build from the baseline on replays them.)
 	Rules3 Rules = 3
+	// Baseline is the oldest rules this build follows.
+	Baseline = Rules3
 	// Latest is what new runs follow.
 	Latest = Rules3
 )
+
+// ErrUnknownRules fails a run whose Config names rules this build does not
+// follow: a run recorded before Baseline, or by a newer build.
+var ErrUnknownRules = errors.New("unknown loop rules")
 
 // Config is what one run of the loop is made of. It never changes during
 // the run.
@@ -44,7 +42,8 @@ type Config struct {
 	Modes map[string]signals.ToolMode
 	// Local names the tools that run as local activities (fast tools).
 	Local []string
-	// Rules the run follows; zero means Latest.
+	// Rules the run follows; zero means Latest. Rules outside Baseline to
+	// Latest fail the run at its first step (ErrUnknownRules).
 	Rules Rules
 	// MaxSeedBytes bounds the model context and the pending messages a
 	// Continue-As-New seed carries; zero means DefaultMaxSeedBytes.
@@ -63,7 +62,8 @@ type Config struct {
 	Providers []string
 	// NoteRefusedSelection: a refused model switch is recorded, as a
 	// model/selected event with its reason (eventlog.ModelSelected.Refused),
-	// rather than left out of the log. Runs recorded before leave it unset.
+	// rather than left out of the log. The workflow shell sets it in every
+	// run.
 	NoteRefusedSelection bool
 }
 
@@ -117,7 +117,7 @@ type Loop struct {
 	done  bool // ContinueAsNew was emitted
 	// turnEnded: a turn just ended, so Step stops there and the shell may
 	// continue as new before the next one opens; stepEnded likewise between
-	// two steps (rules 2).
+	// two steps.
 	turnEnded, stepEnded bool
 	// timers are the decision and wait timers started and not yet fired.
 	timers map[string]bool
@@ -144,10 +144,10 @@ func New(cfg Config) *Loop {
 		o.MaxParallelTools = signals.DefaultMaxParallelTools
 	}
 	o.MaxParallelTools = min(o.MaxParallelTools, MaxCallsPerStep)
-	if o.MaxSteps <= 0 && cfg.Rules == Rules1 {
-		o.MaxSteps = signals.DefaultMaxSteps
-	}
 	l := &Loop{cfg: cfg, local: map[string]bool{}, recent: newIDs(), state: eventlog.NewState(0)}
+	if cfg.Rules < Baseline || cfg.Rules > Latest {
+		l.err = fmt.Errorf("%w: %d (this build follows %d to %d)", ErrUnknownRules, cfg.Rules, Baseline, Latest)
+	}
 	for _, n := range cfg.Local {
 		l.local[n] = true
 	}
@@ -186,15 +186,13 @@ func (l *Loop) step(now time.Time, in Input) error {
 	case Dispose:
 		return l.dispose(now, in.Cause)
 	case SelectModel:
-		if l.cfg.Rules >= Rules2 {
-			if err := signals.ValidateSelection(in.Selection, l.cfg.Providers); err != nil {
-				if l.cfg.NoteRefusedSelection {
-					l.note(now, "", eventlog.ModelSelected{Selection: in.Selection, Refused: err.Error()})
-				}
-				return err // every turn would fail on it
+		if err := signals.ValidateSelection(in.Selection, l.cfg.Providers); err != nil {
+			if l.cfg.NoteRefusedSelection {
+				l.record(now, "", eventlog.ModelSelected{Selection: in.Selection, Refused: err.Error()})
 			}
+			return err // every turn would fail on it
 		}
-		l.note(now, "", eventlog.ModelSelected{Selection: in.Selection, Resolved: in.Resolved})
+		l.record(now, "", eventlog.ModelSelected{Selection: in.Selection, Resolved: in.Resolved})
 		return nil
 	case Maintain:
 		return l.maintain(now, in.Task)

@@ -24,7 +24,7 @@ type mcpState struct {
 
 // listingDue reports whether the step about to be proposed lists first.
 func (l *Loop) listingDue() bool {
-	return l.cfg.Rules >= Rules2 && len(l.mcp.servers) > 0 && l.mcp.listed != l.turn.step.Turn
+	return len(l.mcp.servers) > 0 && l.mcp.listed != l.turn.step.Turn
 }
 
 // listTools asks for the servers' tools, sending the digests of the

@@ -17,9 +17,9 @@ import (
 // an activity: a child reports by signal, a person decides by update, a
 // wait is a timer.
 
-// loopTool reports whether the loop runs name itself (rules 2).
+// loopTool reports whether the loop runs name itself.
 func (l *Loop) loopTool(name string) bool {
-	return l.cfg.Rules >= Rules2 && slices.Contains(signals.LoopTools, name)
+	return slices.Contains(signals.LoopTools, name)
 }
 
 // okResult is a successful result the loop makes for one of its tools.
@@ -40,7 +40,7 @@ func (l *Loop) badArgs(now time.Time, i int, why string) {
 // needsApproval applies the agent's approval policy to a call.
 func (l *Loop) needsApproval(c Call) bool {
 	p := l.cfg.Options.Approval
-	if p == nil || l.cfg.Rules < Rules2 {
+	if p == nil {
 		return false
 	}
 	if slices.Contains(p.Tools, c.Name) {

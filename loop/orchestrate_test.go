@@ -429,12 +429,13 @@ func TestAMessageEndsAnInterruptibleWaitEarly(t *testing.T) {
 }
 
 func TestTheStatusViewIsBoundedWhateverTheInboxHolds(t *testing.T) {
-	// Rules 2: rules 3 refuse, busy, a message that would make more than
-	// signals.MaxPendingBytes wait, long before this many.
-	d := newDriver(t, signals.AgentOptions{}, func(c *Config) { c.Rules = Rules2 })
+	// As many messages as the pending budget (signals.MaxPendingBytes) lets wait.
+	d := newDriver(t, signals.AgentOptions{})
+	size := signals.MaxPendingBytes / (signals.MaxStatusItems + 20)
 	for i := range signals.MaxStatusItems + 20 {
-		d.step(Accept{Message: signals.Message{ID: eventlog.MessageID("m" + strings.Repeat("x", i%5) + string(rune('a'+i%26)) + string(rune('0'+i/26))),
-			Content: strings.Repeat("y", signals.MaxMessageBytes)}, List: eventlog.NextStep})
+		rd := d.step(Accept{Message: signals.Message{ID: eventlog.MessageID("m" + strings.Repeat("x", i%5) + string(rune('a'+i%26)) + string(rune('0'+i/26))),
+			Content: strings.Repeat("y", size)}, List: eventlog.NextStep})
+		require.NoError(t, rd.Err)
 	}
 	st := d.l.Status()
 	require.Len(t, st.NextStep, signals.MaxStatusItems)

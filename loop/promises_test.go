@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -131,18 +132,19 @@ func TestAChildsCloseCountsWhatItsResultSaysItSpent(t *testing.T) {
 	d.requireOK()
 }
 
-// An older run keeps its rules: its children's ends count nothing.
-func TestRulesTwoRunsCountNothingAtAChildsEnd(t *testing.T) {
-	opts := signals.AgentOptions{Tools: []string{signals.SpawnTool}}
-	d := newDriver(t, opts, func(c *Config) { c.Rules = Rules2 })
-	d.followup("f1")
-	d.resume()
-	d.answerModel(call(signals.SpawnTool, `{"task":"count"}`))
-	start := take[StartChild](d)
-	d.step(ChildStart{ChildID: start.ChildID})
-	d.step(ChildClosed{ChildID: start.ChildID, Status: "failed", Spent: eventlog.Usage{InputTokens: 50}})
-	require.Zero(t, d.l.State().Usage.InputTokens)
-	d.requireOK()
+// A run whose rules this build does not follow (recorded before the
+// baseline, or by a newer build) fails at its first step with a clear
+// error instead of replaying under other rules.
+func TestRulesOutsideBaselineToLatestFailTheRun(t *testing.T) {
+	for _, rules := range []Rules{Baseline - 1, Latest + 1} {
+		l := New(Config{AgentID: "a", Rules: rules})
+		rd := l.Step(time.Unix(0, 0), Resume{})
+		require.Len(t, rd.Commands, 1)
+		fail, ok := rd.Commands[0].(Fail)
+		require.True(t, ok, "rules %d: %v", rules, rd.Commands)
+		require.ErrorIs(t, fail.Err, ErrUnknownRules)
+	}
+	require.Empty(t, New(Config{AgentID: "a"}).Step(time.Unix(0, 0), Resume{}).Commands, "zero means Latest")
 }
 
 // spawn_agent's tools: omitted means the parent's, [] means none.
@@ -195,36 +197,21 @@ func TestAMessageOverThePendingBudgetIsRefusedBusyUntilATurnDrainsIt(t *testing.
 // run as local activities, the rest as regular ones, whose results the
 // server writes.
 func TestAStepRunsAtMostMaxLocalCallsPerStepAsLocalActivities(t *testing.T) {
-	for _, rules := range []Rules{Rules2, Rules3} {
-		t.Run(fmt.Sprint("rules ", rules), func(t *testing.T) {
-			opts := signals.AgentOptions{Tools: []string{"read_file"}, MaxParallelTools: MaxCallsPerStep}
-			d := newDriver(t, opts, func(c *Config) { c.Local, c.Rules = []string{"read_file"}, rules })
-			d.followup("f1")
-			d.resume()
-			args := make([]string, MaxCallsPerStep)
-			for i := range args {
-				args[i] = fmt.Sprintf(`{"path":"big-%d"}`, i)
-			}
-			d.answerModel(callsWith("read_file", args...))
-			starts := inFlight[StartTool](d)
-			require.Len(t, starts, MaxCallsPerStep)
-			local := 0
-			for _, s := range starts {
-				if s.Local {
-					local++
-				}
-			}
-			if rules < Rules3 {
-				require.Equal(t, MaxCallsPerStep, local, "a run recorded before keeps running them all locally")
-				return
-			}
-			require.Equal(t, MaxLocalCallsPerStep, local)
-			for i, s := range starts {
-				require.Equal(t, i < MaxLocalCallsPerStep, s.Local, "the first calls in model order run locally")
-			}
-			d.requireOK()
-		})
+	opts := signals.AgentOptions{Tools: []string{"read_file"}, MaxParallelTools: MaxCallsPerStep}
+	d := newDriver(t, opts, func(c *Config) { c.Local = []string{"read_file"} })
+	d.followup("f1")
+	d.resume()
+	args := make([]string, MaxCallsPerStep)
+	for i := range args {
+		args[i] = fmt.Sprintf(`{"path":"big-%d"}`, i)
 	}
+	d.answerModel(callsWith("read_file", args...))
+	starts := inFlight[StartTool](d)
+	require.Len(t, starts, MaxCallsPerStep)
+	for i, s := range starts {
+		require.Equal(t, i < MaxLocalCallsPerStep, s.Local, "the first calls in model order run locally")
+	}
+	d.requireOK()
 }
 
 // A resend of a message is a duplicate (already delivered); another

@@ -48,21 +48,6 @@ func (l *Loop) admit(now time.Time, ref eventlog.Ref, e eventlog.Event) error {
 	return nil
 }
 
-// note records an event that rules 2 added (control, request and tool
-// outcome events). A rules-1 run never recorded it, so there it is folded
-// without taking a log position: its history replays to the same log.
-func (l *Loop) note(now time.Time, ref eventlog.Ref, e eventlog.Event) {
-	if l.cfg.Rules >= Rules2 {
-		l.record(now, ref, e)
-		return
-	}
-	n := l.state.Len
-	if err := l.state.Apply(e); err != nil {
-		l.fail(err)
-	}
-	l.state.Len = n
-}
-
 // track keeps the model context's size current without refolding the log:
 // each model-facing event adds its content; the rare events that rewrite
 // the context (pruning, compaction) recount it.

@@ -30,9 +30,6 @@ func (l *Loop) hooksRan(now time.Time, in HooksRan) {
 		l.emit(ChooseModel{Default: l.state.Selection})
 	case PointRuntimeContext:
 		l.turn.context = in.Text
-		if l.cfg.Rules == Rules1 {
-			l.admitRuntimeContext(now)
-		}
 		l.phase = shaping
 		l.emit(ShapeRequest{Default: l.defaultCall()})
 	case PointTurnStopping:
@@ -124,28 +121,16 @@ func (l *Loop) preStepDecided(now time.Time, in PreStepDecided) {
 	}
 }
 
-// openStep records step/start. Rules 2 run the runtime-context and request
-// waterfalls before anything enters the context, so canceling while the
-// request is prepared commits neither system nor user messages (seed 002);
-// rules 1 admitted the messages at once.
+// openStep records step/start. The runtime-context and request waterfalls
+// run before anything enters the context, so canceling while the request
+// is prepared commits neither system nor user messages (seed 002).
 func (l *Loop) openStep(now time.Time) {
 	sel := l.turn.step.Selection
 	l.record(now, "", eventlog.StepStart{Turn: l.turn.step.Turn, Step: l.turn.step.Step,
-		Provider: sel.Provider, Model: sel.Model, Effort: l.noteEffort(sel.Effort)})
+		Provider: sel.Provider, Model: sel.Model, Effort: sel.Effort})
 	l.turn.last = stepOutcome{}
-	if l.cfg.Rules == Rules1 {
-		l.admitMessages(now)
-	}
 	l.phase = preparing
 	l.emit(RunHooks{Point: PointRuntimeContext})
-}
-
-// noteEffort is the effort step/start records: rules 1 did not record it.
-func (l *Loop) noteEffort(effort string) string {
-	if l.cfg.Rules == Rules1 {
-		return ""
-	}
-	return effort
 }
 
 // defaultCall is the call configuration request hooks start from.
@@ -172,10 +157,6 @@ func (l *Loop) requestShaped(now time.Time, in RequestShaped) {
 	cfg := in.Config
 	cfg.Turn, cfg.Step = l.turn.step.Turn, l.turn.step.Step
 	l.turn.call = cfg
-	if l.cfg.Rules == Rules1 {
-		l.callModel(now)
-		return
-	}
 	if l.state.Canceling != "" { // canceled while preparing: nothing enters
 		l.failTurn(now, l.state.Canceling)
 		return
@@ -259,8 +240,8 @@ func (l *Loop) callModel(now time.Time) {
 }
 
 // modelDone records the model call's outcome. A failed call records an
-// assistant attempt and closes its step; request-error then decides (rules
-// 2 ask it for an aborted call too; rules 1 did not).
+// assistant attempt and closes its step; request-error then decides, for
+// an aborted call too.
 func (l *Loop) modelDone(now time.Time, in ModelDone) {
 	s, c := l.state, l.turn.call
 	if f := in.Failure; f != nil {
@@ -268,10 +249,6 @@ func (l *Loop) modelDone(now time.Time, in ModelDone) {
 		l.record(now, "", eventlog.StepEnd{Turn: s.Turn, Step: s.Step})
 		l.turn.failed = fmt.Sprintf("model call failed (%s): %s", f.Kind, f.Message)
 		l.turn.failure = *f
-		if l.cfg.Rules == Rules1 && s.Canceling != "" {
-			l.phase = proposing
-			return
-		}
 		l.phase = recovering
 		l.emit(Recover{Failure: *f})
 		return

@@ -69,14 +69,11 @@ func (l *Loop) enterTools(now time.Time, reqs []eventlog.ToolCallRequest) {
 		if ok {
 			t.calls[i].Mode, t.calls[i].MCP = tool.Mode, tool.MCP
 		}
-		if l.cfg.Rules == Rules1 { // rules 1 recorded every call before any ran
-			l.recordCall(now, i, t.calls[i])
-		}
 		switch {
 		case !ok:
 			t.stage[i], t.results[i] = ready, l.loopResult(r.ID, r.Name, eventlog.ToolUnavailable,
 				fmt.Sprintf("tool %q is not available to this agent; available: %s", r.Name, l.stepToolNames()))
-		case i >= MaxCallsPerStep && l.cfg.Rules >= Rules2:
+		case i >= MaxCallsPerStep:
 			t.stage[i], t.results[i] = ready, l.loopResult(r.ID, r.Name, eventlog.ToolUnavailable,
 				fmt.Sprintf("not run: a step may make at most %d tool calls", MaxCallsPerStep))
 		}
@@ -157,28 +154,24 @@ func (l *Loop) toolPreRan(now time.Time, in ToolPreRan) {
 	l.runTools(now)
 }
 
-// startCall records that call i starts and runs it. Rules 2 record
-// tool/call here, when the call really starts, so calls behind a barrier,
-// denied or canceled before starting read truthfully in the log.
+// startCall records that call i starts and runs it. tool/call is recorded
+// here, when the call really starts, so calls behind a barrier, denied or
+// canceled before starting read truthfully in the log.
 func (l *Loop) startCall(now time.Time, i int) {
 	t := l.turn.tools
 	c, s := t.calls[i], l.state
-	if l.cfg.Rules >= Rules2 {
-		switch c.Name {
-		case signals.SpawnTool:
-			l.startSpawn(now, i)
-			return
-		case signals.AskHumanTool:
-			l.startAsk(now, i)
-			return
-		case signals.WaitTool:
-			l.startWait(now, i)
-			return
-		}
+	switch c.Name {
+	case signals.SpawnTool:
+		l.startSpawn(now, i)
+		return
+	case signals.AskHumanTool:
+		l.startAsk(now, i)
+		return
+	case signals.WaitTool:
+		l.startWait(now, i)
+		return
 	}
-	if l.cfg.Rules >= Rules2 {
-		l.recordCall(now, i, c)
-	}
+	l.recordCall(now, i, c)
 	cmd := StartTool{
 		Call:       c,
 		ActivityID: signals.ToolActivityID(s.Turn, s.Step, i),
@@ -187,7 +180,7 @@ func (l *Loop) startCall(now time.Time, i int) {
 			IdempotencyKey: signals.IdempotencyKey(l.cfg.AgentID, s.Turn, s.Step, c.ID), MCP: c.MCP},
 	}
 	switch {
-	case l.local[c.Name] && (l.cfg.Rules < Rules3 || t.local < MaxLocalCallsPerStep):
+	case l.local[c.Name] && t.local < MaxLocalCallsPerStep:
 		// A local activity's input is not in history: its arguments travel
 		// in the input and the tool/call event is journaled whole.
 		cmd.Local, cmd.Input.Arguments = true, c.Arguments
@@ -339,13 +332,9 @@ func (t *toolRun) index(callID string) int {
 }
 
 // loopResult is a result the loop makes for a call the tool did not
-// answer. Rules 1 did not record the outcome.
+// answer.
 func (l *Loop) loopResult(callID, name string, outcome eventlog.ToolOutcome, content string) signals.ToolOutput {
-	out := signals.ToolOutput{CallID: callID, Name: name, IsError: true, Content: content}
-	if l.cfg.Rules >= Rules2 {
-		out.Outcome = outcome
-	}
-	return out
+	return signals.ToolOutput{CallID: callID, Name: name, IsError: true, Content: content, Outcome: outcome}
 }
 
 func firstOutcome(a, b eventlog.ToolOutcome) eventlog.ToolOutcome {

@@ -18,7 +18,7 @@ type turnWork struct {
 	step     Step               // the proposed or open step
 	batch    []eventlog.Pending // the proposal's claimed batch
 	entered  []Message          // pre-step's messages, not yet admitted
-	context  string             // runtime context for admission (rules 2)
+	context  string             // runtime context for admission
 	call     signals.CallConfig // the open step's frozen call configuration
 	callsSeq int64              // seq of the assistant message asking for tools
 	failure  eventlog.Failure   // the failed model call being recovered
@@ -46,7 +46,7 @@ func (l *Loop) advance(now time.Time) {
 				return
 			}
 		case proposing:
-			if l.stepEnded && l.cfg.Rules >= Rules2 { // the shell may continue as new before the next step
+			if l.stepEnded { // the shell may continue as new before the next step
 				return
 			}
 			l.propose(now)
@@ -99,7 +99,7 @@ func (l *Loop) finish(now time.Time) {
 			Spent: l.state.Usage, Ended: "disposed: " + l.state.DisposeCause}})
 	}
 	for _, t := range l.state.Maintenance {
-		l.note(now, "", eventlog.MaintenanceDone{Task: t, Error: signals.ErrDisposed.Error()})
+		l.record(now, "", eventlog.MaintenanceDone{Task: t, Error: signals.ErrDisposed.Error()})
 		l.emit(AnswerMaintenance{Result: signals.Maintained{Task: signals.MaintenanceTask(t)}, Err: signals.ErrDisposed})
 	}
 	l.setStatus(now, eventlog.StatusIdle)
@@ -131,8 +131,6 @@ func (l *Loop) propose(now time.Time) {
 	case !first && !l.wantsStep():
 		l.phase = stopping
 		l.emit(RunHooks{Point: PointTurnStopping})
-	case l.cfg.Rules == Rules1 && s.Step >= l.cfg.Options.MaxSteps:
-		l.endTurn(now, eventlog.EndFailed, fmt.Sprintf("step limit %d reached", l.cfg.Options.MaxSteps))
 	default:
 		l.claim(now, first && !l.turn.retry)  // a retry turn takes no new prompt
 		if why := l.overBudget(); why != "" { // claimed, so the work is answered, not retried forever
@@ -145,7 +143,7 @@ func (l *Loop) propose(now time.Time) {
 }
 
 // wantsStep: tool calls that did not conclude, or pending next-step input
-// (seed 002 claims it before turn-stopping; rules 1 took only steering).
+// (seed 002 claims it before turn-stopping).
 func (l *Loop) wantsStep() bool {
 	if l.turn.last.toolCalls && !l.turn.last.concluded {
 		return true
@@ -154,9 +152,6 @@ func (l *Loop) wantsStep() bool {
 }
 
 func (l *Loop) nextStepPending() bool {
-	if l.cfg.Rules == Rules1 {
-		return l.state.Inbox.Steering()
-	}
 	return len(l.state.Inbox.NextStep) > 0
 }
 

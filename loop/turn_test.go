@@ -18,17 +18,15 @@ import (
 func TestAtANaturalStopPendingNextStepInputTakesAnotherStep(t *testing.T) {
 	cases := []struct {
 		name  string
-		rules Rules
 		wake  bool
 		steps int
 	}{
-		{"steer", Rules2, true, 2},
-		{"inject", Rules2, false, 2},
-		{"inject, rules 1", Rules1, false, 1},
+		{"steer", true, 2},
+		{"inject", false, 2},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			d := newDriver(t, signals.AgentOptions{}, func(c *Config) { c.Rules = tc.rules })
+			d := newDriver(t, signals.AgentOptions{})
 			d.followup("f1")
 			d.resume()
 			d.step(Accept{Message: msg("late"), List: eventlog.NextStep, Wake: tc.wake}) // during the step
@@ -95,15 +93,13 @@ func TestAFailedModelCallClosesItsStepAndRequestErrorDecides(t *testing.T) {
 }
 
 func TestRequestErrorRunsForAnAbortedCallToo(t *testing.T) {
-	for _, rules := range []Rules{Rules2, Rules1} {
-		d := newDriver(t, signals.AgentOptions{}, func(c *Config) { c.Rules = rules })
-		d.followup("f1")
-		d.resume()
-		d.step(Cancel{Cause: "stop"})
-		d.cancelInflight()
-		require.Equal(t, rules == Rules2, len(seen[Recover](d)) == 1, "rules %d", rules)
-		require.Equal(t, eventlog.EndCanceled, only[eventlog.TurnEnd](d.events())[0].Reason)
-	}
+	d := newDriver(t, signals.AgentOptions{})
+	d.followup("f1")
+	d.resume()
+	d.step(Cancel{Cause: "stop"})
+	d.cancelInflight()
+	require.Len(t, seen[Recover](d), 1)
+	require.Equal(t, eventlog.EndCanceled, only[eventlog.TurnEnd](d.events())[0].Reason)
 }
 
 func TestARetryActionOpensARetryTurnAfterItsBackoff(t *testing.T) {
@@ -187,27 +183,17 @@ func TestAPressureCheckCompactsBeforeTheStepOpens(t *testing.T) {
 		eventlog.TypeUserMessage, eventlog.TypeRequestContext}, order, "the new message enters after the summary")
 }
 
-func TestTheLoopHasNoBuiltInStepLimitRules1Had(t *testing.T) {
-	for _, rules := range []Rules{Rules2, Rules1} {
-		d := newDriver(t, signals.AgentOptions{Tools: []string{"t"}, MaxSteps: 3}, func(c *Config) { c.Rules = rules })
-		d.followup("f1")
-		d.resume()
-		for range 4 {
-			if len(inFlight[CallModel](d)) == 0 {
-				break
-			}
-			d.answerModel(calls("t"))
-			d.finishTool("c0", "again")
-		}
-		steps := len(only[eventlog.StepStart](d.events()))
-		if rules == Rules1 {
-			require.Equal(t, 3, steps)
-			require.Equal(t, "step limit 3 reached", only[eventlog.TurnEnd](d.events())[0].Error)
-		} else {
-			require.Equal(t, 5, steps, "the turn-budget hook bounds steps, not the loop")
-			require.Len(t, inFlight[CallModel](d), 1)
-		}
+func TestTheLoopHasNoBuiltInStepLimit(t *testing.T) {
+	d := newDriver(t, signals.AgentOptions{Tools: []string{"t"}, MaxSteps: 3})
+	d.followup("f1")
+	d.resume()
+	for range 4 {
+		d.answerModel(calls("t"))
+		d.finishTool("c0", "again")
 	}
+	require.Len(t, only[eventlog.StepStart](d.events()), 5, "the turn-budget hook bounds steps, not the loop")
+	require.Len(t, inFlight[CallModel](d), 1)
+	require.Empty(t, only[eventlog.TurnEnd](d.events()))
 }
 
 func TestATokenBudgetEndsTheTurnBeforeItsNextModelCall(t *testing.T) {

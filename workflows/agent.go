@@ -41,21 +41,13 @@ type run struct {
 	declined   int64 // log length when the loop last declined to continue
 	inflight   int   // child starts and signals to other agents not yet resolved
 	// reports to the parent not yet delivered, the one in flight first
-	// (rules 3 send them one at a time).
+	// (sent one at a time).
 	reports   []signals.ChildReport
 	firstTurn int // the last turn before this run
 	attrs     attrState
 	obs       RunObserver // nil without a Config.Observer
 	snap      *snapshot
-	idleTail  bool      // the run's config omits the marker of a plain idle tail
-	bareTail  bool      // ... and, without search attributes, writes nothing for it (runConfig.BareTail)
 	admitted  admission // what validators admitted since the history size they last saw
-	// signalsFirst: updates hand earlier signals to the loop first (runConfig.SignalsFirst).
-	signalsFirstOn bool
-	// modelTruth: the run records refused switches and the resolved
-	// default model (runConfig.ModelTruth).
-	modelTruth bool
-	endStatus  bool // a disposed run's TetherStatus says so (runConfig.EndStatus)
 }
 
 // Run is the workflow function: validate the input, register handlers,
@@ -68,21 +60,19 @@ func (a Agent) Run(ctx workflow.Context, in signals.AgentInput) (signals.AgentRe
 	if err != nil {
 		return signals.AgentResult{}, err
 	}
-	cfg = rc.apply(cfg)
-	if in.Seed == nil && rc.rules() >= loop.Rules2 {
+	cfg, rules := rc.apply(cfg), rc.rules()
+	if in.Seed == nil {
 		// A new agent whose options cannot run is refused at once, with the
 		// reason; a continued one keeps running with what it had.
 		if err := signals.ValidateOptions(in.Options, cfg.Tools, cfg.Providers); err != nil {
 			return signals.AgentResult{}, temporal.NewNonRetryableApplicationError(err.Error(), errInvalidInput, err)
 		}
 	}
-	r := &run{cfg: cfg, opts: in.Options, in: in, hooks: enabledHooks(cfg, in.Options.Hooks), attrs: currentAttrs(ctx),
-		idleTail: rc.IdleTail, bareTail: rc.BareTail, signalsFirstOn: rc.SignalsFirst, modelTruth: rc.ModelTruth,
-		endStatus: rc.EndStatus}
+	r := &run{cfg: cfg, opts: in.Options, in: in, hooks: enabledHooks(cfg, in.Options.Hooks), attrs: currentAttrs(ctx)}
 	r.observe(ctx)
 	lc := loop.Config{AgentID: info.WorkflowExecution.ID, Options: in.Options, Modes: cfg.ToolModes,
-		Local: cfg.LocalTools, Rules: rc.rules(), MaxSeedBytes: cfg.MaxSeedBytes, StreamHooks: r.hooks.stream,
-		Parent: in.Parent, Profiles: cfg.Profiles, Providers: cfg.Providers, NoteRefusedSelection: rc.ModelTruth}
+		Local: cfg.LocalTools, Rules: rules, MaxSeedBytes: cfg.MaxSeedBytes, StreamHooks: r.hooks.stream,
+		Parent: in.Parent, Profiles: cfg.Profiles, Providers: cfg.Providers, NoteRefusedSelection: true}
 	if in.Seed != nil {
 		r.loop = loop.Restore(lc, *in.Seed)
 		r.firstTurn = in.Seed.State.Turn

@@ -88,10 +88,9 @@ func (r *run) syncWaiting(ctx workflow.Context) {
 
 // syncEnded sets TetherStatus to signals.EndedDisposed as a disposed run
 // completes, so the Temporal UI's column names the agent's end in the
-// word every Tether view uses; runs whose config predates it
-// (runConfig.EndStatus) leave the last open status.
+// word every Tether view uses.
 func (r *run) syncEnded(ctx workflow.Context) {
-	if !r.endStatus || r.cfg.NoSearchAttributes {
+	if r.cfg.NoSearchAttributes {
 		return
 	}
 	ended := eventlog.Status(signals.EndedDisposed)

@@ -41,11 +41,9 @@ func (r *run) startChild(_ workflow.Context, c loop.StartChild) {
 		if err := f.Get(ctx, &res); err != nil {
 			status = cause(err)
 		}
-		if r.loop.Rules() >= loop.Rules3 {
-			// The child's reports were delivered before it closed (it
-			// waits for its signals); hand them to the loop first.
-			r.drainSignals()
-		}
+		// The child's reports were delivered before it closed (it waits
+		// for its signals); hand them to the loop first.
+		r.drainSignals()
 		return loop.ChildClosed{ChildID: c.ChildID, Status: status, Spent: res.Usage}
 	})
 }
@@ -63,15 +61,11 @@ func (r *run) signalChild(ctx workflow.Context, c loop.SignalChild) {
 // reportToParent signals the parent a settled turn or the end. When the
 // parent is gone, the loop hears it (ParentGone) and stops after its turn.
 //
-// Under rules 3 the reports go one at a time: the next is sent once the
-// parent has the one before. Temporal does not deliver two signals of one
-// workflow in the order they were sent, and a parent that hears of a
-// child's end before the report of its last turn has no turn to settle.
+// The reports go one at a time: the next is sent once the parent has the
+// one before. Temporal does not deliver two signals of one workflow in the
+// order they were sent, and a parent that hears of a child's end before
+// the report of its last turn has no turn to settle.
 func (r *run) reportToParent(ctx workflow.Context, c loop.ReportToParent) {
-	if r.loop.Rules() < loop.Rules3 {
-		r.sendReport(ctx, c.Report, nil)
-		return
-	}
 	r.reports = append(r.reports, c.Report)
 	if len(r.reports) == 1 {
 		r.sendReport(ctx, c.Report, r.nextReport)

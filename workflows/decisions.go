@@ -26,7 +26,7 @@ func (r *run) orchestrationUpdates(ctx workflow.Context) error {
 	}
 	return workflow.SetUpdateHandlerWithOptions(ctx, signals.SpawnUpdate.Name,
 		func(ctx workflow.Context, sp signals.Spawn) (signals.Spawned, error) {
-			r.signalsFirst()
+			r.drainSignals()
 			rd, err := r.await(ctx, r.queue(loop.SpawnChild{Spawn: sp}))
 			if err == nil {
 				err = reject(rd.Err)
@@ -53,7 +53,7 @@ func (r *run) orchestrationUpdates(ctx workflow.Context) error {
 func (r *run) decisionUpdate(ctx workflow.Context, name string, v loop.Verdict) error {
 	return workflow.SetUpdateHandlerWithOptions(ctx, name,
 		func(ctx workflow.Context, d signals.Decision) (signals.Decided, error) {
-			r.signalsFirst()
+			r.drainSignals()
 			rd, err := r.await(ctx, r.queue(loop.Decide{Verdict: v, Decision: d}))
 			if err == nil {
 				err = reject(rd.Err)

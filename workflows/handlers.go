@@ -91,7 +91,7 @@ func (r *run) accept(ctx workflow.Context, m signals.Message, rt route) {
 
 // acked accepts a message for an update and answers its ack.
 func (r *run) acked(ctx workflow.Context, m signals.Message, rt route) (signals.Ack, error) {
-	r.signalsFirst()
+	r.drainSignals()
 	rd := r.request(ctx, loop.Accept{Message: m, List: rt.list, Wake: rt.wake, At: rt.at})
 	switch {
 	case rd.Err != nil:
@@ -229,22 +229,15 @@ func (r *run) listen(ctx workflow.Context) {
 	})
 }
 
-// signalsFirst hands the signals already delivered to their handlers
-// before an update acts. The SDK runs an update's handler ahead of every
-// other coroutine of its workflow task, so a signal recorded before the
-// update (a model switch, then a followup) otherwise reached the loop after
-// the update and after all the main coroutine did with it: the followup's
-// turn opened its first step on the old model. A signal delivered is in
-// history before the update's acceptance, so this keeps history's order.
-// Runs recorded before (runConfig.SignalsFirst unset) replay as they ran.
-func (r *run) signalsFirst() {
-	if r.signalsFirstOn {
-		r.drainSignals()
-	}
-}
-
 // drainSignals hands every signal delivered but not yet received to its
-// handler.
+// handler. Every update calls it before it acts: the SDK runs an update's
+// handler ahead of every other coroutine of its workflow task, so a signal
+// recorded before the update (a model switch, then a followup) otherwise
+// reached the loop after the update and after all the main coroutine did
+// with it: the followup's turn opened its first step on the old model. A
+// signal delivered is in history before the update's acceptance, so this
+// keeps history's order. A child's close and settling call it too, so the
+// signals delivered before them reach the loop first.
 func (r *run) drainSignals() {
 	for _, in := range r.inlets {
 		in.drain()

@@ -21,7 +21,7 @@ type maintWaiter struct {
 func (r *run) maintainUpdate(ctx workflow.Context) error {
 	return workflow.SetUpdateHandlerWithOptions(ctx, signals.MaintainUpdate.Name,
 		func(ctx workflow.Context, m signals.Maintain) (signals.Maintained, error) {
-			r.signalsFirst()
+			r.drainSignals()
 			if rd := r.request(ctx, loop.Maintain{Task: m.Task}); rd.Err != nil {
 				return signals.Maintained{}, reject(rd.Err)
 			}

@@ -40,11 +40,6 @@ func TestRecordedHistoriesReplayToTheLogTheyJournaled(t *testing.T) {
 			r.RegisterWorkflowWithOptions(agent.Run, workflow.RegisterOptions{Name: signals.AgentWorkflow})
 			hist := readHistory(t, f)
 			journaled, err := projection.FromHistory(hist.GetEvents())
-			if strings.HasSuffix(f, "-v1.json") { // journaled before the compact journal, which projection no longer reads
-				require.Error(t, err)
-				require.NoError(t, r.ReplayWorkflowHistory(nil, hist))
-				return
-			}
 			require.NoError(t, err)
 			exec := workflow.Execution{ID: agentID(journaled), RunID: "replayed"}
 			require.NoError(t, r.ReplayWorkflowHistoryWithOptions(nil, hist, worker.ReplayWorkflowHistoryOptions{OriginalExecution: exec}))
@@ -61,6 +56,26 @@ func TestRecordedHistoriesReplayToTheLogTheyJournaled(t *testing.T) {
 				require.Equal(t, want.At, got.At, "seq %d", want.Seq)
 				require.JSONEq(t, string(want.Data), string(got.Data), "seq %d %s", want.Seq, want.Type)
 			}
+		})
+	}
+}
+
+// The corpus holds runs of the baseline (loop.Baseline) only. A run a
+// pre-release build recorded, before the run config or under earlier
+// rules, does not replay under rules it did not run by: its workflow task
+// fails saying why, and the run waits for a build that follows them.
+func TestAPreBaselineRunFailsItsWorkflowTaskSayingWhy(t *testing.T) {
+	hooks, enabled := hook.Defaults()
+	for file, want := range map[string]string{
+		"no-run-config-scenario.json": runConfigChange,
+		"rules2-wait-restart.json":    loop.ErrUnknownRules.Error() + ": the run config records rules 2",
+	} {
+		t.Run(file, func(t *testing.T) {
+			r := worker.NewWorkflowReplayer()
+			agent := Agent{Config: Config{Hooks: hooks, DefaultHooks: enabled}}
+			r.RegisterWorkflowWithOptions(agent.Run, workflow.RegisterOptions{Name: signals.AgentWorkflow})
+			err := r.ReplayWorkflowHistory(nil, readHistory(t, filepath.Join("testdata", "prebaseline", file)))
+			require.ErrorContains(t, err, want)
 		})
 	}
 }

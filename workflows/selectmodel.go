@@ -15,7 +15,7 @@ import (
 func (r *run) selectModelUpdate(ctx workflow.Context) error {
 	return workflow.SetUpdateHandlerWithOptions(ctx, signals.SelectModelUpdate.Name,
 		func(ctx workflow.Context, s signals.Selection) (signals.SelectionAck, error) {
-			r.signalsFirst()
+			r.drainSignals()
 			rd := r.request(ctx, loop.SelectModel{Selection: s})
 			if rd.Err != nil {
 				return signals.SelectionAck{}, refuseSelection(rd.Err)
@@ -47,11 +47,10 @@ func refuseSelection(err error) error {
 // the agent keeps running on it. Only a call made with the agent's own
 // selection resolves it (a hook's choice for one step does not), and only
 // the parts left blank. It reads nothing but the call's recorded result,
-// so replay decides the same; runs recorded before (runConfig.ModelTruth
-// unset) never do it.
+// so replay decides the same.
 func (r *run) resolveModel(ctx workflow.Context, call signals.CallConfig, out signals.ModelOutput) {
 	sel := r.loop.State().Selection
-	if !r.modelTruth || call.Provider != sel.Provider || call.Model != sel.Model {
+	if call.Provider != sel.Provider || call.Model != sel.Model {
 		return
 	}
 	resolved := sel
