@@ -51,10 +51,13 @@ const resendCheckWait = 5 * time.Second
 // beside the Ack. The update ID carries a digest of the content, so the
 // same ID with other content reaches the agent, which refuses it
 // (signals.ErrReusedID), instead of being answered with the first
-// message's Ack.
+// message's Ack. A fresh ID (not the caller's) is never sent with other
+// content, so its update ID is the message ID alone: 17 bytes fewer in
+// each of the four places history writes it.
 func deliverMessage[In any](ctx context.Context, h *Handle, u signals.Update[In, signals.Ack], id eventlog.MessageID, content string, chosen bool, in In) (signals.Ack, error) {
-	r := request[In, signals.Ack]{u: u, id: signals.MessageUpdateID(id, content), in: in, message: id}
+	r := request[In, signals.Ack]{u: u, id: string(id), in: in, message: id}
 	if chosen {
+		r.id = signals.MessageUpdateID(id, content)
 		if ack, ok := h.completed(ctx, r.id); ok {
 			return ack, &AlreadyDeliveredError{Ack: ack}
 		}

@@ -142,7 +142,7 @@ func TestAResentMessageIsAlreadyDeliveredAndAReusedIDIsRefused(t *testing.T) {
 	require.ErrorIs(t, err, signals.ErrReusedID)
 	require.NotErrorIs(t, err, agent.ErrAlreadyDelivered)
 
-	_, err = h.Steer(ctx, "/say two", agent.WithMessageID("r-2"))
+	_, err = h.Steer(ctx, "/say two", agent.WithMessageID("r-2"), agent.Unacknowledged())
 	require.NoError(t, err)
 	recorded(t, h, "r-2")
 	again, err = h.Steer(ctx, "/say two", agent.WithMessageID("r-2"), ack)
