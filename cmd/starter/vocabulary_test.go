@@ -65,8 +65,9 @@ func ls(t *testing.T, starter string, env []string, id, status string, args ...s
 // in ls, status and tree (not completed, idle or "closed (completed)"); an
 // agent no worker has run (its task queue has none) reads starting in all
 // three, not "idle turn 0", and ls says which queue lacks a worker; and an
-// agent that named no model reads "worker default" until its worker
-// resolved one, never a model called "default/default".
+// agent that named no model reads "worker default" in ls, status and
+// tree until its worker resolved one, never a model called
+// "default/default".
 func TestTheStarterBinarySaysOneWordForAnAgentInLsStatusAndTree(t *testing.T) {
 	starter, env := devWorker(t)
 	run := func(args ...string) string {
@@ -80,6 +81,7 @@ func TestTheStarterBinarySaysOneWordForAnAgentInLsStatusAndTree(t *testing.T) {
 	row, _ := ls(t, starter, env, "v1", "disposed", "--all")
 	require.Equal(t, "scripted/scripted-demo", row[2])
 	require.Contains(t, run("status", "v1"), "status:    disposed\n")
+	require.Contains(t, run("status", "v1"), "model:     scripted/scripted-demo\n")
 	require.Regexp(t, `(?m)^v1  disposed  turn 1  scripted/scripted-demo`, run("tree", "v1"))
 
 	run("--task-queue", "nowhere", "start", "--id", "v2", "hi")
@@ -87,7 +89,9 @@ func TestTheStarterBinarySaysOneWordForAnAgentInLsStatusAndTree(t *testing.T) {
 	require.Equal(t, []string{"v2", "starting", "worker default", "0"}, row[:4])
 	require.Contains(t, out, `starter: no worker polls task queue "nowhere", so none has run these agents yet (starting): v2; `+
 		"they run once one polls it (worker --task-queue nowhere)\n")
-	require.Contains(t, run("status", "v2"), "status:    starting\n")
+	st := run("status", "v2")
+	require.Contains(t, st, "status:    starting\n")
+	require.Contains(t, st, "model:     worker default\n")
 	require.Equal(t, "v2  starting  worker default\n", firstLine(run("tree", "v2")))
 }
 

@@ -218,7 +218,7 @@ var wait = idCommand("wait", func(ctx context.Context, e env, id string) error {
 	if err != nil {
 		return err
 	}
-	printStatus(e, agent.OpenStatus(st), st)
+	printStatus(e, agent.OpenStatus(st), "", st)
 	printBlocked(e, h.ID, st)
 	return nil
 })

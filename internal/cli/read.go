@@ -9,6 +9,7 @@ import (
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/converter"
 
 	"github.com/tetherdev/tether/agent"
 	"github.com/tetherdev/tether/eventlog"
@@ -61,7 +62,7 @@ func showStatus(ctx context.Context, e env, h *agent.Handle, asJSON bool) error 
 	if err != nil && !fromHistory(e, err) && (asJSON || !errors.As(err, &closed)) {
 		return err
 	}
-	word := statusWord(ctx, e, h.ID, st, err)
+	word, model := statusWord(ctx, e, h.ID, st, err)
 	calls, err := h.Calls(ctx)
 	switch {
 	case err != nil:
@@ -69,7 +70,7 @@ func showStatus(ctx context.Context, e env, h *agent.Handle, asJSON bool) error 
 	case asJSON:
 		return e.json(statusJSON{StatusView: st, Retrying: calls.Retrying, Progress: calls.Progress})
 	}
-	printStatus(e, word, st)
+	printStatus(e, word, model, st)
 	printRetrying(e, calls.Retrying)
 	printProgress(e, calls.Progress)
 	return nil
@@ -79,8 +80,15 @@ func showStatus(ctx context.Context, e env, h *agent.Handle, asJSON bool) error 
 // how it ended once closed (signals.Ended), with why when its history
 // says; disposing while a dispose is under way; starting while no worker
 // has run it; else idle or running. err is what Status returned beside
-// st.
-func statusWord(ctx context.Context, e env, id string, st signals.StatusView, err error) string {
+// st. model is its model as ls shows it (agent.ModelShown), "" when its
+// description cannot be read.
+func statusWord(ctx context.Context, e env, id string, st signals.StatusView, err error) (word, model string) {
+	desc, derr := e.conn.c.DescribeWorkflowExecution(ctx, id, "")
+	info := desc.GetWorkflowExecutionInfo()
+	if p := info.GetSearchAttributes().GetIndexedFields()[signals.AttrModel]; derr == nil && p != nil {
+		_ = converter.GetDefaultDataConverter().FromPayload(p, &model) // search attributes are never encrypted
+		model = agent.ModelShown(model)
+	}
 	var closed *agent.ClosedError
 	var nw *agent.NoWorkerError
 	switch {
@@ -89,16 +97,13 @@ func statusWord(ctx context.Context, e env, id string, st signals.StatusView, er
 		if closed.Reason != "" {
 			word += " (" + closed.Reason + ")"
 		}
-		return cmp.Or(word, closed.How)
+		return cmp.Or(word, closed.How), model
 	case errors.As(err, &nw) && st.Turn == 0 && st.Status == eventlog.StatusIdle:
-		return agent.StatusStarting
-	case st.Disposed:
-		desc, derr := e.conn.c.DescribeWorkflowExecution(ctx, id, "")
-		if derr == nil && desc.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
-			return string(signals.EndedDisposed)
-		}
+		return agent.StatusStarting, model
+	case st.Disposed && derr == nil && info.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING:
+		return string(signals.EndedDisposed), model
 	}
-	return agent.OpenStatus(st)
+	return agent.OpenStatus(st), model
 }
 
 // printRetrying says which calls fail and are tried again, and why.
@@ -126,10 +131,14 @@ func showLog(ctx context.Context, e env, h *agent.Handle, asJSON bool) error {
 	return agent.WriteTranscript(e.s.Out, h.ID, log)
 }
 
-// printStatus prints st, word its status (statusWord).
-func printStatus(e env, word string, st signals.StatusView) {
+// printStatus prints st, word its status and model its model (statusWord;
+// "": no model line).
+func printStatus(e env, word, model string, st signals.StatusView) {
 	e.printf("status:    %s\nturn:      %d\nstep:      %d\nin turn:   %t\ndisposed:  %t\nlog:       %d events\n",
 		word, st.Turn, st.Step, st.InTurn, st.Disposed, st.LogLen)
+	if model != "" {
+		e.printf("model:     %s\n", model)
+	}
 	for _, l := range []struct {
 		name string
 		msgs []eventlog.Pending
