@@ -5,8 +5,9 @@
 // status and the session log, and waits until the agent is idle. Messages
 // are validated here first, so bad input fails with a typed error before
 // anything is sent; what the workflow rejects comes back typed as well
-// (errors.Is against this package's and signals' sentinel errors). An
-// acknowledged message is sent again under its message ID through transient
+// (errors.Is against this package's and signals' sentinel errors).
+// Messages are acknowledged updates unless sent Unacknowledged (a signal).
+// An acknowledged message is sent again under its message ID through transient
 // server failures, within the caller's deadline, and never delivered twice;
 // when the deadline ends first the error says delivery is unknown
 // (DeliveryUnknownError); decisions, spawns and maintenance runs are
