@@ -24,12 +24,10 @@ type ClosedError struct {
 	status enumspb.WorkflowExecutionStatus
 }
 
+// Error says how the agent ended in the views' words (signals.Ended:
+// disposed, failed, terminated, canceled, timed-out), and why.
 func (e *ClosedError) Error() string {
-	how := e.status.String()
-	if e.status == enumspb.WORKFLOW_EXECUTION_STATUS_UNSPECIFIED {
-		how = e.How
-	}
-	s := fmt.Sprintf("%s: %s is %s", ErrClosed, e.Agent, how)
+	s := fmt.Sprintf("%s: %s is %s", ErrClosed, e.Agent, endedWord(e.How))
 	if e.Reason != "" {
 		s += ": " + e.Reason
 	}

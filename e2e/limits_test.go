@@ -35,7 +35,7 @@ func TestWaitingForAnAgentThatFailedAtStartSaysItClosed(t *testing.T) {
 	require.NoError(t, err, "the Go client cannot know the worker's tools")
 	_, err = h.WaitIdle(ctx) // without the check it asks until ctx ends
 	require.ErrorIs(t, err, agent.ErrClosed)
-	require.Contains(t, err.Error(), `no-such-tool is Failed: agent options are invalid: tool "rm_rf" is not offered by this worker`)
+	require.Contains(t, err.Error(), `no-such-tool is failed: agent options are invalid: tool "rm_rf" is not offered by this worker`)
 }
 
 func TestARawStartWithOptionsAnAgentCannotRunWithFailsWithTheReason(t *testing.T) {

@@ -56,6 +56,6 @@ func TestStarterStartsAnAgentWithMCPTools(t *testing.T) {
 	r = e.starter(ctx, "start", "--id", "no-such-server", "--tools", "mcp:other", "--wait", "hi")
 	requireExit(t, r, 1)
 	require.Equal(t, "no-such-server\n", r.out)
-	require.Equal(t, "starter: agent is closed: no-such-server is Failed: "+
+	require.Equal(t, "starter: agent is closed: no-such-server is failed: "+
 		`agent options are invalid: MCP server "other" is not configured on this worker`+"\n", r.err, "it says why")
 }

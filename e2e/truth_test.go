@@ -195,7 +195,7 @@ func TestATerminatedAgentSaysHowAndWhyItEndedNotRunning(t *testing.T) {
 		require.ErrorIs(t, err, agent.ErrClosed, op)
 		require.Equal(t, "terminated", closed.How, op)
 		require.Equal(t, "operator stopped it", closed.Reason, op)
-		require.Contains(t, err.Error(), "ended is Terminated: operator stopped it", op)
+		require.Contains(t, err.Error(), "ended is terminated: operator stopped it", op)
 	}
 	st, err := h.Status(ctx)
 	requireEnded("status", err)
