@@ -24,7 +24,7 @@ func (r *Registry) Execute(ctx context.Context, call Call) (Result, error) {
 		return Result{}, fmt.Errorf("tool %s: %w", call.Name, err)
 	}
 	call.Arguments = args
-	res, err := runRecovered(ctx, e.tool, call)
+	res, err := runRecovered(withCall(ctx, call), e.tool, call)
 	if err == nil {
 		return r.finish(res), nil
 	}

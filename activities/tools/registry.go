@@ -84,6 +84,8 @@ type Tool struct {
 	// that does not declare it.
 	Idempotent bool
 	Run        Func
+
+	invalid error // why New could not make the tool; NewRegistry refuses it
 }
 
 // Registry holds validated tools. It is immutable and safe for concurrent use.
@@ -119,6 +121,9 @@ func NewRegistry(tools ...Tool) (*Registry, error) {
 func newEntry(t Tool) (entry, error) {
 	if err := validName(t.Name); err != nil {
 		return entry{}, err
+	}
+	if t.invalid != nil {
+		return entry{}, t.invalid
 	}
 	if strings.TrimSpace(t.Description) == "" {
 		return entry{}, errors.New("empty description")
