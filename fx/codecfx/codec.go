@@ -23,12 +23,13 @@ import (
 
 	"github.com/tetherdev/tether/codec"
 	"github.com/tetherdev/tether/fx/configfx"
+	"github.com/tetherdev/tether/internal/devserver"
 	"github.com/tetherdev/tether/internal/httpserve"
 	"github.com/tetherdev/tether/internal/startup"
 )
 
 // TokenFile is the file in the --dev data directory holding a drawn token.
-const TokenFile = "codec-auth-token"
+const TokenFile = devserver.CodecTokenFile
 
 // Module serves the codec server while the app runs.
 var Module = fx.Module("codec",

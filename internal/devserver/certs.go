@@ -47,10 +47,22 @@ func ensureCerts(dataDir, ip string, now time.Time) (certFiles, error) {
 }
 
 // check returns why the set in f cannot serve ip from now until
-// certMargin later, or nil: each key matches its certificate, the
+// certMargin later, or nil: each key is its owner's alone (0600) and
+// matches its certificate, the
 // server's and the client's were signed by the CA for their use, and the
 // server's names ip.
 func (f certFiles) check(ip net.IP, now time.Time) error {
+	for _, key := range []string{f.serverKey, f.clientKey} {
+		// A key others could read may have been copied: only a new one
+		// is the data directory's alone.
+		fi, err := os.Stat(key)
+		if err != nil {
+			return err
+		}
+		if fi.Mode().Perm()&0o077 != 0 {
+			return fmt.Errorf("%s is readable by other users (mode %04o)", key, fi.Mode().Perm())
+		}
+	}
 	caPEM, err := os.ReadFile(f.ca)
 	if err != nil {
 		return err

@@ -91,6 +91,12 @@ func TestCertsAreMadeAnewWhenTheSetIsBroken(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, os.WriteFile(f.clientKey, b, privateFileMode))
 		},
+		"a client key others can read": func(t *testing.T, f certFiles) {
+			require.NoError(t, os.Chmod(f.clientKey, 0o644))
+		},
+		"a server key its group can read": func(t *testing.T, f certFiles) {
+			require.NoError(t, os.Chmod(f.serverKey, 0o640))
+		},
 		"a CA that is not PEM": func(t *testing.T, f certFiles) {
 			require.NoError(t, os.WriteFile(f.ca, []byte("garbage"), privateFileMode))
 		},
@@ -99,12 +105,16 @@ func TestCertsAreMadeAnewWhenTheSetIsBroken(t *testing.T) {
 			dir := t.TempDir()
 			f, err := ensureCerts(dir, "127.0.0.1", now)
 			require.NoError(t, err)
+			before := certSet(t, dir)
 			breakIt(t, f)
 			require.Error(t, f.check(net.ParseIP("127.0.0.1"), now))
 			_, err = ensureCerts(dir, "127.0.0.1", now)
 			require.NoError(t, err)
 			require.NoError(t, f.check(net.ParseIP("127.0.0.1"), now))
-			certSet(t, dir)
+			after := certSet(t, dir) // every file 0600 again
+			for name := range after {
+				require.NotEqual(t, before[name], after[name], "%s is made anew, not reused", name)
+			}
 		})
 	}
 }

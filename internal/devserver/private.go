@@ -15,11 +15,15 @@ const (
 	privateFileMode = 0o600
 )
 
+// CodecTokenFile is the file in DataDir holding the codec server's token
+// drawn for this start (fx/codecfx writes it afresh, 0600, each start).
+const CodecTokenFile = "codec-auth-token"
+
 // serverFiles are the files the server keeps in DataDir: the databases
-// with their WAL journals and shared-memory indexes, the version stamp and
-// the lock.
+// with their WAL journals and shared-memory indexes, the version stamp,
+// the lock, and the codec token the worker writes beside them.
 var serverFiles = []string{
 	dbFileName, dbFileName + "-wal", dbFileName + "-shm", dbFileName + "-journal",
 	visFileName, visFileName + "-wal", visFileName + "-shm", visFileName + "-journal",
-	stampFileName, lockFileName,
+	stampFileName, lockFileName, CodecTokenFile,
 }

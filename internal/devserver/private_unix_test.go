@@ -50,7 +50,8 @@ func TestOpenDataDirOfAnEarlierReleaseIsTightened(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "data")
 	require.NoError(t, os.Mkdir(dir, 0o755))
 	require.NoError(t, os.Chmod(dir, 0o755))
-	files := map[string]string{stampFileName: ServerVersion + "\n", dbFileName: "db", dbFileName + "-wal": "", lockFileName: ""}
+	files := map[string]string{stampFileName: ServerVersion + "\n", dbFileName: "db", dbFileName + "-wal": "", lockFileName: "",
+		CodecTokenFile: "an earlier start's token\n"}
 	for name, content := range files {
 		path := filepath.Join(dir, name)
 		require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
