@@ -60,8 +60,11 @@ commands (COMMAND -h prints one command's usage):
                            --file PATH, or standard input (--stdin, or MESSAGE -); at most 256 KiB
   cancel ID [--cause C] [--keep-inbox]   cancel the open turn (says so when the agent was idle);
                            pending messages are discarded unless --keep-inbox
-  status ID [--json]       idle/running, turn, step, both inbox lists, what it waits for, children,
-                           the calls being retried (activity, attempt, last failure, next attempt)
+  status ID [--json]       status, turn, step, model, both inbox lists, what it waits for, children,
+                           the calls being retried (activity, attempt, last failure, next attempt);
+                           ls, status and tree say one word: idle, running, disposing, starting
+                           (no worker has run it), or how it ended (disposed, failed, terminated,
+                           canceled, timed-out)
   wait ID                  wait until the agent is idle
   log ID [--json]          print the session transcript (or the raw log)
   compact ID               compact the agent's context while it is idle; prints its size before → after
