@@ -147,7 +147,7 @@ func newEntry(t Tool) (entry, error) {
 	if err != nil {
 		return entry{}, fmt.Errorf("parameters: %w", err)
 	}
-	if s.typ != "object" {
+	if s.root.Type != "object" {
 		return entry{}, fmt.Errorf(`parameters: %w: schema must have "type":"object"`, ErrInvalidSchema)
 	}
 	t.Parameters = bytes.Clone(t.Parameters)

@@ -5,102 +5,88 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
+	"strconv"
+
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// schema is a compiled subset of JSON Schema: type (object, string, integer,
-// number, boolean, array), properties, required, enum, items,
-// additionalProperties:false, minimum/maximum and minLength/maxLength.
-// Other keywords (description, default, ...) are accepted and not enforced.
+// schema is a tool's Parameters, resolved by github.com/google/jsonschema-go
+// (draft 2020-12, or draft-07 where "$schema" says so), which decides
+// whether arguments are valid; explain says why they are not.
 type schema struct {
-	typ        string // "" accepts any type
-	properties map[string]*schema
-	required   []string
-	enum       []any // normalized values; nil means no enum
-	items      *schema
-	closed     bool // additionalProperties: false
-	minimum    *float64
-	maximum    *float64
-	minLength  *int
-	maxLength  *int
+	root     *jsonschema.Schema
+	resolved *jsonschema.Resolved
 }
 
-type rawSchema struct {
-	Type                 *string                    `json:"type"`
-	Properties           map[string]json.RawMessage `json:"properties"`
-	Required             []string                   `json:"required"`
-	Enum                 []json.RawMessage          `json:"enum"`
-	Items                json.RawMessage            `json:"items"`
-	AdditionalProperties json.RawMessage            `json:"additionalProperties"`
-	Minimum              *float64                   `json:"minimum"`
-	Maximum              *float64                   `json:"maximum"`
-	MinLength            *int                       `json:"minLength"`
-	MaxLength            *int                       `json:"maxLength"`
-}
+// jsonTypes are the types a schema may name.
+var jsonTypes = []string{"null", "boolean", "object", "array", "number", "string", "integer"}
 
-var schemaTypes = []string{"object", "string", "integer", "number", "boolean", "array"}
-
-// compileSchema parses a schema document.
+// compileSchema parses and resolves a schema document. Beyond what the
+// library refuses, it refuses what would fail every call: an unknown type,
+// an empty enum, a "$schema" the library cannot validate.
 func compileSchema(doc json.RawMessage) (*schema, error) {
-	return compileAt(doc, "")
-}
-
-func compileAt(doc json.RawMessage, path string) (*schema, error) {
-	var raw rawSchema
-	if err := json.Unmarshal(doc, &raw); err != nil {
-		return nil, schemaErr(path, "%v", err)
+	var probe any
+	if err := json.Unmarshal(doc, &probe); err != nil {
+		return nil, schemaErr("", "%v", err)
 	}
-	s := &schema{
-		required: raw.Required, minimum: raw.Minimum, maximum: raw.Maximum,
-		minLength: raw.MinLength, maxLength: raw.MaxLength,
+	if _, ok := probe.(map[string]any); !ok {
+		return nil, schemaErr("", "must be a JSON object, got %s", describe(probe))
 	}
-	if raw.Type != nil {
-		if !slices.Contains(schemaTypes, *raw.Type) {
-			return nil, schemaErr(path, "unsupported type %q", *raw.Type)
-		}
-		s.typ = *raw.Type
+	root := new(jsonschema.Schema)
+	if err := json.Unmarshal(doc, root); err != nil {
+		return nil, schemaErr("", "%v", err)
 	}
-	if err := s.compileChildren(raw, path); err != nil {
+	switch root.Schema {
+	case "", "https://json-schema.org/draft/2020-12/schema", "http://json-schema.org/draft-07/schema#", "https://json-schema.org/draft-07/schema#":
+	default:
+		return nil, schemaErr("", "unsupported $schema %q (use draft 2020-12 or draft-07)", root.Schema)
+	}
+	if err := lint(root, ""); err != nil {
 		return nil, err
 	}
-	return s, s.compileEnum(raw.Enum, path)
+	resolved, err := root.Resolve(nil)
+	if err != nil {
+		return nil, schemaErr("", "%v", err)
+	}
+	return &schema{root: root, resolved: resolved}, nil
 }
 
-func (s *schema) compileChildren(raw rawSchema, path string) error {
-	if len(raw.Properties) > 0 {
-		s.properties = make(map[string]*schema, len(raw.Properties))
-	}
-	for _, name := range sortedKeys(raw.Properties) { // sorted: deterministic errors
-		child, err := compileAt(raw.Properties[name], joinPath(path, name))
-		if err != nil {
-			return err
-		}
-		s.properties[name] = child
-	}
-	if len(raw.Items) > 0 {
-		items, err := compileAt(raw.Items, path+"[]")
-		if err != nil {
-			return err
-		}
-		s.items = items
-	}
-	s.closed = bytes.Equal(bytes.TrimSpace(raw.AdditionalProperties), []byte("false"))
-	return nil
-}
-
-func (s *schema) compileEnum(values []json.RawMessage, path string) error {
-	if values == nil {
+// lint walks s and its subschemas for what no call could satisfy.
+func lint(s *jsonschema.Schema, path string) error {
+	if s == nil {
 		return nil
 	}
-	if len(values) == 0 {
+	for _, t := range append([]string{s.Type}, s.Types...) {
+		if t != "" && !slices.Contains(jsonTypes, t) {
+			return schemaErr(path, "unsupported type %q", t)
+		}
+	}
+	if s.Enum != nil && len(s.Enum) == 0 {
 		return schemaErr(path, "enum is empty")
 	}
-	for _, v := range values {
-		x, err := decodeValue(v)
-		if err != nil {
-			return schemaErr(path, "enum: %v", err)
+	for _, name := range sortedKeys(s.Properties) { // sorted: deterministic errors
+		if err := lint(s.Properties[name], joinPath(path, name)); err != nil {
+			return err
 		}
-		s.enum = append(s.enum, normalize(x))
+	}
+	if err := lint(s.Items, path+"[]"); err != nil {
+		return err
+	}
+	// The other subschemas are reported at their parent's path.
+	others := slices.Concat([]*jsonschema.Schema{s.AdditionalProperties, s.AdditionalItems, s.Contains,
+		s.Not, s.If, s.Then, s.Else, s.PropertyNames, s.UnevaluatedItems, s.UnevaluatedProperties},
+		s.PrefixItems, s.ItemsArray, s.AllOf, s.AnyOf, s.OneOf)
+	for _, m := range []map[string]*jsonschema.Schema{s.Defs, s.Definitions, s.PatternProperties, s.DependentSchemas} {
+		for _, k := range sortedKeys(m) {
+			others = append(others, m[k])
+		}
+	}
+	for _, c := range others {
+		if err := lint(c, path); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -113,8 +99,9 @@ func schemaErr(path, format string, args ...any) error {
 }
 
 // validateJSON checks raw arguments against s and returns them normalized
-// (absent arguments become {}).
-func (s *schema) validateJSON(raw json.RawMessage) (json.RawMessage, error) {
+// (absent arguments become {}). A panic inside the library is an invalid
+// call, not a crashed worker.
+func (s *schema) validateJSON(raw json.RawMessage) (_ json.RawMessage, err error) {
 	raw = normalizeArgs(raw)
 	if !json.Valid(raw) {
 		return nil, invalidArgs(errors.New("arguments are not valid JSON"))
@@ -123,8 +110,16 @@ func (s *schema) validateJSON(raw json.RawMessage) (json.RawMessage, error) {
 	if err != nil {
 		return nil, invalidArgs(fmt.Errorf("arguments are not valid JSON: %w", err))
 	}
-	if err := s.validate(v, ""); err != nil {
+	if v, err = numbers(v, ""); err != nil {
 		return nil, invalidArgs(err)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = invalidArgs(fmt.Errorf("arguments could not be validated: %v", p))
+		}
+	}()
+	if verr := s.resolved.Validate(v); verr != nil {
+		return nil, invalidArgs(explain(s.root, v, verr))
 	}
 	return raw, nil
 }
@@ -146,9 +141,52 @@ func decodeValue(raw json.RawMessage) (any, error) {
 	return v, err
 }
 
+// numbers replaces each json.Number in v with an int64 when Go can decode
+// it into one (so bounds compare exactly) and a float64 otherwise, which
+// is how the library reads numbers; a number no float64 holds is refused.
+func numbers(v any, path string) (any, error) {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := strconv.ParseInt(x.String(), 10, 64); err == nil {
+			return i, nil
+		}
+		f, err := x.Float64()
+		if err != nil || math.IsInf(f, 0) {
+			return nil, fieldErr(path, "number %s is out of range", x)
+		}
+		return f, nil
+	case []any:
+		for i, e := range x {
+			n, err := numbers(e, fmt.Sprintf("%s[%d]", path, i))
+			if err != nil {
+				return nil, err
+			}
+			x[i] = n
+		}
+	case map[string]any:
+		for _, k := range sortedKeys(x) {
+			n, err := numbers(x[k], joinPath(path, k))
+			if err != nil {
+				return nil, err
+			}
+			x[k] = n
+		}
+	}
+	return v, nil
+}
+
 func joinPath(path, name string) string {
 	if path == "" {
 		return name
 	}
 	return path + "." + name
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }

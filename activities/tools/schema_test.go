@@ -49,7 +49,7 @@ func TestValidatorAcceptsAndRejectsArguments(t *testing.T) {
 		{"too short", `{"name":"a"}`, `field "name": must be at least 2 characters long, got 1`},
 		{"too long", `{"name":"abcdef"}`, `field "name": must be at most 5 characters long, got 6`},
 		{"integer gets fraction", `{"name":"ab","count":1.5}`, `field "count": expected integer, got number 1.5`},
-		{"integer gets 2.0", `{"name":"ab","count":2.0}`, `field "count": expected integer, got number 2.0`},
+		{"integer gets 2.0", `{"name":"ab","count":2.0}`, ""}, // JSON Schema: a number with no fraction is an integer
 		{"below minimum", `{"name":"ab","count":0}`, `field "count": must be >= 1, got 0`},
 		{"above maximum", `{"name":"ab","count":11}`, `field "count": must be <= 10, got 11`},
 		{"number minimum", `{"name":"ab","ratio":0.25}`, `field "ratio": must be >= 0.5, got 0.25`},
@@ -109,9 +109,13 @@ func TestCompileSchemaRejectsWhatItCannotEnforce(t *testing.T) {
 		err    string
 	}{
 		{"not json", `{`, "schema: unexpected end of JSON input"},
-		{"not an object", `[]`, "schema: json: cannot unmarshal array into Go value of type tools.rawSchema"},
-		{"unknown type", `{"type":"null"}`, `schema: unsupported type "null"`},
-		{"type list", `{"type":["string","null"]}`, "schema: json: cannot unmarshal array into Go struct field rawSchema.type of type string"},
+		{"not an object", `[]`, "schema: must be a JSON object, got array"},
+		{"unknown type", `{"type":"date"}`, `schema: unsupported type "date"`},
+		{"unknown type in list", `{"type":["string","uuid"]}`, `schema: unsupported type "uuid"`},
+		{"type not a string", `{"type":5}`, `schema: invalid value for "type": "5"`},
+		{"bad pattern", `{"type":"object","properties":{"a":{"pattern":"("}}}`, "missing closing )"},
+		{"dangling ref", `{"type":"object","properties":{"a":{"$ref":"#/$defs/none"}}}`, `JSON Pointer "/$defs/none"`},
+		{"unsupported draft", `{"$schema":"http://json-schema.org/draft-04/schema#","type":"object"}`, `schema: unsupported $schema`},
 		{"nested unknown type", `{"type":"object","properties":{"a":{"type":"date"}}}`, `schema at "a": unsupported type "date"`},
 		{"items unknown type", `{"type":"array","items":{"type":"x"}}`, `schema at "[]": unsupported type "x"`},
 		{"empty enum", `{"type":"string","enum":[]}`, "schema: enum is empty"},
@@ -119,7 +123,54 @@ func TestCompileSchemaRejectsWhatItCannotEnforce(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := compileSchema(json.RawMessage(tt.schema))
-			require.EqualError(t, err, tt.err)
+			require.ErrorIs(t, err, ErrInvalidSchema)
+			require.ErrorContains(t, err, tt.err)
 		})
 	}
+}
+
+// What the hand-written validator refused and JSON Schema allows: null
+// and type lists (as jsonschema.For infers them for pointers and slices).
+func TestValidatorAcceptsNullAndTypeLists(t *testing.T) {
+	s, err := compileSchema(json.RawMessage(`{"type":"object","properties":{
+	  "n": {"type":"null"}, "tags": {"type":["null","array"],"items":{"type":"string"}}}}`))
+	require.NoError(t, err)
+	for _, ok := range []string{`{"n":null}`, `{"tags":null}`, `{"tags":["a"]}`} {
+		_, err := s.validateJSON(json.RawMessage(ok))
+		require.NoError(t, err, ok)
+	}
+	_, err = s.validateJSON(json.RawMessage(`{"tags":"a"}`))
+	require.EqualError(t, err, `field "tags": expected null or array, got string "a"`)
+}
+
+func TestValidatorNamesTheFieldDeepInArraysAndMaps(t *testing.T) {
+	s, err := compileSchema(json.RawMessage(`{"type":"object","properties":{
+	  "rows": {"type":"array","items":{"type":"object","properties":{"id":{"type":"integer","exclusiveMinimum":0}},"required":["id"]}},
+	  "labels": {"type":"object","additionalProperties":{"type":"string","pattern":"^[a-z]+$"}},
+	  "pair": {"type":"array","prefixItems":[{"type":"string"}],"items":{"type":"boolean"}}}}`))
+	require.NoError(t, err)
+	tests := []struct{ args, err string }{
+		{`{"rows":[{"id":1},{"id":0}]}`, `field "rows[1].id": must be > 0, got 0`},
+		{`{"rows":[{"id":1},{}]}`, `missing required field "rows[1].id"`},
+		{`{"labels":{"a":"ok","b":"NO"}}`, `field "labels.b": pattern: "NO" does not match regular expression "^[a-z]+$"`},
+		{`{"pair":["x",true,1]}`, `field "pair[2]": expected boolean, got integer 1`},
+		{`{"rows":[{"id":1e999}]}`, `field "rows[0].id": number 1e999 is out of range`},
+		{`{"any":[-1e999]}`, `field "any[0]": number -1e999 is out of range`},
+	}
+	for _, tt := range tests {
+		_, err := s.validateJSON(json.RawMessage(tt.args))
+		require.EqualError(t, err, tt.err, tt.args)
+		require.ErrorIs(t, err, ErrInvalidArguments)
+	}
+}
+
+// A verdict the validator cannot place on a field is passed on in the
+// library's words, naming the field it got to.
+func TestValidatorPassesOnVerdictsItCannotPlace(t *testing.T) {
+	s, err := compileSchema(json.RawMessage(`{"type":"object","properties":{
+	  "v": {"anyOf":[{"type":"string"},{"type":"integer"}]}}}`))
+	require.NoError(t, err)
+	_, err = s.validateJSON(json.RawMessage(`{"v":true}`))
+	require.ErrorIs(t, err, ErrInvalidArguments)
+	require.ErrorContains(t, err, `field "v": anyOf: did not validate against any of`)
 }

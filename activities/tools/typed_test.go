@@ -10,10 +10,12 @@ import (
 )
 
 type forecastArgs struct {
-	City  string `json:"city" jsonschema:"the city, e.g. Berlin" tool:"minLength=1,maxLength=64"`
-	Units string `json:"units,omitempty" jsonschema:"temperature units" tool:"enum=celsius|fahrenheit"`
-	Days  int    `json:"days,omitempty" tool:"minimum=1,maximum=7"`
-	Code  string `json:"code,omitempty" tool:"pattern=^[A-Z]{2,3}$"`
+	City  string   `json:"city" jsonschema:"the city, e.g. Berlin" tool:"minLength=1,maxLength=64"`
+	Units string   `json:"units,omitempty" jsonschema:"temperature units" tool:"enum=celsius|fahrenheit"`
+	Days  int      `json:"days,omitempty" tool:"minimum=1,maximum=7"`
+	Hours []int    `json:"hours,omitempty" tool:"maxItems=3,minimum=0,maximum=23"`
+	Code  string   `json:"code,omitempty" tool:"pattern=^[A-Z]{2,3}$"`
+	Exact *float64 `json:"exact,omitempty" tool:"enum=0.5|1"`
 }
 
 type forecast struct {
@@ -36,7 +38,9 @@ func TestNewInfersTheSchemaWithDescriptionsEnumsBoundsAndRequired(t *testing.T) 
 	    "city":  {"type": "string", "description": "the city, e.g. Berlin", "minLength": 1, "maxLength": 64},
 	    "units": {"type": "string", "description": "temperature units", "enum": ["celsius", "fahrenheit"]},
 	    "days":  {"type": "integer", "minimum": 1, "maximum": 7},
-	    "code":  {"type": "string", "pattern": "^[A-Z]{2,3}$"}
+	    "hours": {"type": ["null", "array"], "maxItems": 3, "items": {"type": "integer", "minimum": 0, "maximum": 23}},
+	    "code":  {"type": "string", "pattern": "^[A-Z]{2,3}$"},
+	    "exact": {"type": ["null", "number"], "enum": [0.5, 1]}
 	  },
 	  "required": ["city"],
 	  "additionalProperties": false
@@ -89,7 +93,8 @@ func TestNewValidationFailuresReachTheModelNamingTheField(t *testing.T) {
 		{"not in enum", `{"city":"Oslo","units":"kelvin"}`, `field "units": must be one of "celsius", "fahrenheit", got string "kelvin"`},
 		{"below minimum", `{"city":"Oslo","days":0}`, `field "days": must be >= 1, got 0`},
 		{"above maximum", `{"city":"Oslo","days":8}`, `field "days": must be <= 7, got 8`},
-		{"unknown field", `{"city":"Oslo","zip":"0150"}`, `unknown field "zip" (allowed: city, code, days, units)`},
+		{"item out of bounds", `{"city":"Oslo","hours":[1,24]}`, `field "hours[1]": must be <= 23, got 24`},
+		{"unknown field", `{"city":"Oslo","zip":"0150"}`, `unknown field "zip" (allowed: city, code, days, exact, hours, units)`},
 		{"wrong type", `{"city":7}`, `field "city": expected string, got integer 7`},
 		{"integer in exponent form", `{"city":"Oslo","days":1e3}`, `days`},
 	}
