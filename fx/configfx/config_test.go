@@ -217,3 +217,35 @@ func TestWorkspaceHardLinksAreOptInByFlagOrEnvironment(t *testing.T) {
 	require.ErrorIs(t, err, flag.ErrHelp)
 	require.Regexp(t, `\nworker:\n(  .*\n)*  --workspace-hard-links\n .*\[\$`+EnvWorkspaceHardLinks+`\]\n`, help.String())
 }
+
+func TestPromptCacheSettingsComeFromFlagsOrEnvironmentAndOnlyTheProvidersValues(t *testing.T) {
+	env := map[string]string{EnvAnthropicCacheTTL: "1h", EnvOpenAICacheRetention: "24h"}
+	cfg, err := Load(nil, func(k string) string { return env[k] }, io.Discard)
+	require.NoError(t, err)
+	require.Equal(t, time.Hour, cfg.Provider.AnthropicCacheTTL)
+	require.Equal(t, "24h", cfg.Provider.OpenAICacheRetention)
+
+	cfg, err = Load([]string{"--anthropic-cache-ttl", "5m", "--openai-cache-retention", "in_memory"}, func(k string) string { return env[k] }, io.Discard)
+	require.NoError(t, err)
+	require.Equal(t, 5*time.Minute, cfg.Provider.AnthropicCacheTTL, "the flag wins over the environment")
+	require.Equal(t, "in_memory", cfg.Provider.OpenAICacheRetention)
+
+	cfg, err = Load(nil, func(string) string { return "" }, io.Discard)
+	require.NoError(t, err)
+	require.Zero(t, cfg.Provider.AnthropicCacheTTL, "unset: the API's default")
+	require.Empty(t, cfg.Provider.OpenAICacheRetention)
+
+	for _, tc := range []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{[]string{"--anthropic-cache-ttl", "10m"}, nil, "use 5m or 1h"},
+		{[]string{"--anthropic-cache-ttl", "soon"}, nil, "use 5m or 1h"},
+		{nil, map[string]string{EnvAnthropicCacheTTL: "2h"}, EnvAnthropicCacheTTL},
+		{[]string{"--openai-cache-retention", "forever"}, nil, "use in_memory or 24h"},
+	} {
+		_, err := Load(tc.args, func(k string) string { return tc.env[k] }, io.Discard)
+		require.ErrorContains(t, err, tc.want, "%v %v", tc.args, tc.env)
+	}
+}

@@ -31,7 +31,8 @@ var helpGroups = []helpGroup{
 		"stream-addr", "stream-url", "stream-tls-cert", "stream-tls-key", "stream-max-subscribers", "stream-max-per-stream",
 	}, nil},
 	{"providers", []string{
-		"provider", "openai-base-url", "openai-api-key-env", "openai-model", "anthropic-base-url", "anthropic-model",
+		"provider", "openai-base-url", "openai-api-key-env", "openai-model", "openai-cache-retention",
+		"anthropic-base-url", "anthropic-model", "anthropic-cache-ttl",
 	}, []string{OpenAIKeyEnv + " (the official OpenAI API)", CompatibleKeyEnv + " (any other --openai-base-url)", AnthropicKeyEnv}},
 	{"console", []string{"console-addr", "console-tls-cert", "console-tls-key"},
 		[]string{EnvConsoleToken + " (the operator token: set, every page needs a login and actions need it)", EnvAllowedHosts + " (more names the console and codec server are reached by)",
@@ -47,6 +48,7 @@ var flagEnv = map[string]string{
 	"address": "TEMPORAL_ADDRESS", "namespace": "TEMPORAL_NAMESPACE",
 	"provider": "TETHER_PROVIDER", "openai-base-url": "OPENAI_BASE_URL", "openai-model": "OPENAI_MODEL",
 	"anthropic-base-url": "ANTHROPIC_BASE_URL", "anthropic-model": "ANTHROPIC_MODEL",
+	"anthropic-cache-ttl": EnvAnthropicCacheTTL, "openai-cache-retention": EnvOpenAICacheRetention,
 	"mcp-config": EnvMCPConfig, "workspace-hard-links": EnvWorkspaceHardLinks, "console-tls-cert": EnvConsoleTLSCert, "console-tls-key": EnvConsoleTLSKey,
 	"codec-key-file": codec.EnvKeyFile, "codec-key-id": codec.EnvKeyID,
 	"otlp-endpoint": "OTEL_EXPORTER_OTLP_ENDPOINT", "otlp-protocol": "OTEL_EXPORTER_OTLP_PROTOCOL",

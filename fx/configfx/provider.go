@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
+	"github.com/tetherdev/tether/activities/anthropic"
 	"github.com/tetherdev/tether/activities/openai"
 )
 
@@ -42,6 +44,15 @@ type ProviderConfig struct {
 	AnthropicBaseURL  string
 	AnthropicAPIKey   string
 	AnthropicModel    string
+	// AnthropicCacheTTL is how long Anthropic's prompt cache keeps what a
+	// call writes (anthropic.Config.CacheTTL): 5m (the API's default) or 1h.
+	AnthropicCacheTTL time.Duration
+	// OpenAICacheRetention is sent as prompt_cache_retention
+	// (openai.Config.CacheRetention): "" (OpenAI's default), in_memory or 24h.
+	OpenAICacheRetention string
+
+	cacheTTLEnv string // ANTHROPIC_CACHE_TTL, read unless the flag is given
+	cacheTTLSet bool
 }
 
 // providerFlags registers the provider flags on fs; keyEnv receives
@@ -56,11 +67,41 @@ func providerFlags(fs *flag.FlagSet, p *ProviderConfig, keyEnv *string, env func
 	fs.StringVar(&p.OpenAIModel, "openai-model", envOr(env, "OPENAI_MODEL", "gpt-4o-mini"), "default OpenAI-compatible model")
 	fs.StringVar(&p.AnthropicBaseURL, "anthropic-base-url", envOr(env, "ANTHROPIC_BASE_URL", ""), "Anthropic API base URL")
 	fs.StringVar(&p.AnthropicModel, "anthropic-model", envOr(env, "ANTHROPIC_MODEL", "claude-sonnet-4-5"), "default Anthropic model")
+	fs.Func("anthropic-cache-ttl", "how long Anthropic's prompt cache keeps a call's prefix: 5m or 1h (writes bill 1.25x or 2x input; default 5m, or "+EnvAnthropicCacheTTL+")",
+		func(v string) error { return p.setCacheTTL(v) })
+	fs.StringVar(&p.OpenAICacheRetention, "openai-cache-retention", env(EnvOpenAICacheRetention),
+		"prompt_cache_retention sent to OpenAI: in_memory or 24h (default: OpenAI's own)")
+	if v := env(EnvAnthropicCacheTTL); v != "" {
+		p.cacheTTLEnv = v
+	}
+}
+
+// Environment variables of the prompt cache settings.
+const (
+	EnvAnthropicCacheTTL    = "ANTHROPIC_CACHE_TTL"
+	EnvOpenAICacheRetention = "OPENAI_CACHE_RETENTION"
+)
+
+// setCacheTTL reads --anthropic-cache-ttl: one of the two lifetimes
+// Anthropic offers, nothing else.
+func (p *ProviderConfig) setCacheTTL(v string) error {
+	d, err := time.ParseDuration(strings.TrimSpace(v))
+	if err != nil || (d != anthropic.CacheTTLShort && d != anthropic.CacheTTLLong) {
+		return fmt.Errorf("%q is not a cache lifetime Anthropic offers: use 5m or 1h", v)
+	}
+	p.AnthropicCacheTTL = d
+	p.cacheTTLSet = true
+	return nil
 }
 
 // loadKeys reads the API keys. The OpenAI key goes only to the official
 // API unless the user names the variable for another base URL explicitly.
 func (p *ProviderConfig) loadKeys(keyEnv string, env func(string) string) error {
+	if !p.cacheTTLSet && p.cacheTTLEnv != "" {
+		if err := p.setCacheTTL(p.cacheTTLEnv); err != nil {
+			return fmt.Errorf("%s: %w", EnvAnthropicCacheTTL, err)
+		}
+	}
 	if p.OpenAIBaseURL == "" {
 		p.OpenAIBaseURL = openai.DefaultBaseURL
 	}
@@ -100,6 +141,12 @@ func (p ProviderConfig) validate() []error {
 		if u, err := url.Parse(f.url); f.url != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
 			errs = append(errs, fmt.Errorf("%s is not an http(s) URL: write it like http://127.0.0.1:11434/v1", f.flag))
 		}
+	}
+	switch p.OpenAICacheRetention {
+	case "", openai.CacheRetentionInMemory, openai.CacheRetention24h:
+	default:
+		errs = append(errs, fmt.Errorf("--openai-cache-retention %q is not one OpenAI offers: use %s or %s",
+			p.OpenAICacheRetention, openai.CacheRetentionInMemory, openai.CacheRetention24h))
 	}
 	if p.Default == "openai" && !p.OpenAIConfigured() {
 		errs = append(errs, errors.New("--provider openai needs "+OpenAIKeyEnv+" (the official API) or --openai-base-url (a compatible server)"))

@@ -61,7 +61,7 @@ func New(p Params) (Providers, error) {
 	cfg := p.Config
 	if cfg.OpenAIConfigured() {
 		o, err := openai.New(openai.Config{BaseURL: cfg.OpenAIBaseURL, APIKey: cfg.OpenAIAPIKey,
-			DefaultModel: cfg.OpenAIModel, HTTPClient: p.HTTPClient})
+			DefaultModel: cfg.OpenAIModel, HTTPClient: p.HTTPClient, CacheRetention: cfg.OpenAICacheRetention})
 		if err != nil {
 			return Providers{}, misconfigured("OpenAI", "--openai-base-url", err)
 		}
@@ -70,7 +70,7 @@ func New(p Params) (Providers, error) {
 	}
 	if cfg.AnthropicConfigured() {
 		a, err := anthropic.New(anthropic.Config{BaseURL: cfg.AnthropicBaseURL, APIKey: cfg.AnthropicAPIKey,
-			DefaultModel: cfg.AnthropicModel, HTTPClient: p.HTTPClient})
+			DefaultModel: cfg.AnthropicModel, HTTPClient: p.HTTPClient, CacheTTL: cfg.AnthropicCacheTTL})
 		if err != nil {
 			return Providers{}, misconfigured("Anthropic", "--anthropic-base-url", err)
 		}
