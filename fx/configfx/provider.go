@@ -67,7 +67,7 @@ func providerFlags(fs *flag.FlagSet, p *ProviderConfig, keyEnv *string, env func
 	fs.StringVar(&p.OpenAIModel, "openai-model", envOr(env, "OPENAI_MODEL", "gpt-4o-mini"), "default OpenAI-compatible model")
 	fs.StringVar(&p.AnthropicBaseURL, "anthropic-base-url", envOr(env, "ANTHROPIC_BASE_URL", ""), "Anthropic API base URL")
 	fs.StringVar(&p.AnthropicModel, "anthropic-model", envOr(env, "ANTHROPIC_MODEL", "claude-sonnet-4-5"), "default Anthropic model")
-	fs.Func("anthropic-cache-ttl", "how long Anthropic's prompt cache keeps a call's prefix: 5m or 1h (writes bill 1.25x or 2x input; default 5m, or "+EnvAnthropicCacheTTL+")",
+	fs.Func("anthropic-cache-ttl", "how long Anthropic's prompt cache keeps a call's prefix: 5m or 1h (writes bill 1.25x or 2x input; default 5m)",
 		func(v string) error { return p.setCacheTTL(v) })
 	fs.StringVar(&p.OpenAICacheRetention, "openai-cache-retention", env(EnvOpenAICacheRetention),
 		"prompt_cache_retention sent to OpenAI: in_memory or 24h (default: OpenAI's own)")
