@@ -290,7 +290,8 @@ func firstList(l eventlog.List) eventlog.List {
 // earlier reports counted (never negative).
 func spentSince(before, now eventlog.Usage) eventlog.Usage {
 	return eventlog.Usage{InputTokens: max(0, now.InputTokens-before.InputTokens),
-		OutputTokens: max(0, now.OutputTokens-before.OutputTokens), CachedTokens: max(0, now.CachedTokens-before.CachedTokens)}
+		OutputTokens: max(0, now.OutputTokens-before.OutputTokens), CachedTokens: max(0, now.CachedTokens-before.CachedTokens),
+		CacheWriteTokens: max(0, now.CacheWriteTokens-before.CacheWriteTokens)}
 }
 
 // childEnded records that a child's workflow closed: nothing waits on it
