@@ -6,45 +6,26 @@ import (
 	"strconv"
 )
 
-const calculateParams = `{
-  "type": "object",
-  "properties": {
-    "expression": {
-      "type": "string",
-      "description": "Arithmetic expression, e.g. \"(1.5 + 2) * -3 ^ 2 % 7\". Operators: + - * / % ^ and parentheses.",
-      "minLength": 1,
-      "maxLength": 1000
-    }
-  },
-  "required": ["expression"],
-  "additionalProperties": false
-}`
+// calculateArgs are the "calculate" tool's arguments.
+type calculateArgs struct {
+	Expression string `json:"expression" tool:"minLength=1,maxLength=1000" jsonschema:"Arithmetic expression, e.g. \"(1.5 + 2) * -3 ^ 2 % 7\". Operators: + - * / % ^ and parentheses."`
+}
 
 // Calculator returns the "calculate" tool, which evaluates arithmetic in
 // float64: + - * / % (remainder) ^ (power, right-associative), parentheses,
 // unary minus and decimals.
 func Calculator() Tool {
-	return Tool{
-		Name:        "calculate",
-		Description: "Evaluate an arithmetic expression exactly as written. Supports + - * / % ^ (power), parentheses, unary minus and decimal numbers.",
-		Parameters:  []byte(calculateParams),
-		Mode:        Parallel,
-		Local:       true,
-		Idempotent:  true, // computes only
-		Run: func(_ context.Context, call Call) (Result, error) {
-			var args struct {
-				Expression string `json:"expression"`
-			}
-			if err := decodeArgs(call, &args); err != nil {
-				return Result{}, err
-			}
-			v, err := evaluate(args.Expression)
-			if err != nil {
-				return Result{}, ErrorResult(err)
-			}
-			return Result{Content: formatNumber(v)}, nil
-		},
+	return New("calculate",
+		"Evaluate an arithmetic expression exactly as written. Supports + - * / % ^ (power), parentheses, unary minus and decimal numbers.",
+		calculate, AsLocal(), AsIdempotent()) // computes only
+}
+
+func calculate(_ context.Context, args calculateArgs) (string, error) {
+	v, err := evaluate(args.Expression)
+	if err != nil {
+		return "", ErrorResult(err)
 	}
+	return formatNumber(v), nil
 }
 
 // formatNumber prints plain decimals where they are readable and exponent

@@ -9,17 +9,10 @@ import (
 	_ "time/tzdata"
 )
 
-const currentTimeParams = `{
-  "type": "object",
-  "properties": {
-    "timezone": {
-      "type": "string",
-      "description": "IANA time zone name such as \"Europe/Berlin\" or \"America/New_York\". Defaults to UTC.",
-      "maxLength": 64
-    }
-  },
-  "additionalProperties": false
-}`
+// currentTimeArgs are the "current_time" tool's arguments.
+type currentTimeArgs struct {
+	Timezone string `json:"timezone,omitempty" tool:"maxLength=64" jsonschema:"IANA time zone name such as \"Europe/Berlin\" or \"America/New_York\". Defaults to UTC."`
+}
 
 // CurrentTime returns the "current_time" tool: the time now (from now, or
 // time.Now when nil) in RFC 3339 with its weekday, in an IANA zone.
@@ -27,28 +20,17 @@ func CurrentTime(now func() time.Time) Tool {
 	if now == nil {
 		now = time.Now
 	}
-	return Tool{
-		Name:        "current_time",
-		Description: "Get the current date and time (RFC 3339) and weekday, optionally in an IANA time zone (default UTC).",
-		Parameters:  []byte(currentTimeParams),
-		Mode:        Parallel,
-		Local:       true,
-		Idempotent:  true, // reads the clock only
-		Run: func(_ context.Context, call Call) (Result, error) {
-			var args struct {
-				Timezone string `json:"timezone"`
-			}
-			if err := decodeArgs(call, &args); err != nil {
-				return Result{}, err
-			}
+	return New("current_time",
+		"Get the current date and time (RFC 3339) and weekday, optionally in an IANA time zone (default UTC).",
+		func(_ context.Context, args currentTimeArgs) (string, error) {
 			loc, err := loadZone(args.Timezone)
 			if err != nil {
-				return Result{}, err
+				return "", err
 			}
 			t := now().In(loc)
-			return Result{Content: fmt.Sprintf("%s (%s, %s)", t.Format(time.RFC3339), t.Weekday(), loc)}, nil
+			return fmt.Sprintf("%s (%s, %s)", t.Format(time.RFC3339), t.Weekday(), loc), nil
 		},
-	}
+		AsLocal(), AsIdempotent()) // reads the clock only
 }
 
 // loadZone resolves an IANA name. "Local" is refused: the worker's own zone
