@@ -17,8 +17,20 @@ import (
 	"github.com/tetherdev/tether/internal/startup"
 )
 
-// Group is the value group user tools join: fx.Provide(fx.Annotate(f, fx.ResultTags(`group:"tether.tools"`))).
+// Group is the value group user tools join: fx.Provide(fx.Annotate(f, fx.ResultTags(`group:"tether.tools"`))),
+// or Tools.
 const Group = "tether.tools"
+
+// Tools contributes ts to the worker's registry (they join Group), typed
+// tools made with tools.New as any other: fx.New(..., toolfx.Tools(a, b)).
+// NewRegistry checks them when the worker starts.
+func Tools(ts ...tools.Tool) fx.Option {
+	values := make([]any, len(ts))
+	for i, t := range ts {
+		values[i] = fx.Annotated{Group: Group, Target: t}
+	}
+	return fx.Supply(values...)
+}
 
 // Module provides *tools.Registry.
 var Module = fx.Module("tools", fx.Provide(New))

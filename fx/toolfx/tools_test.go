@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"go.uber.org/fx"
 
 	"github.com/tetherdev/tether/activities/tools"
 	"github.com/tetherdev/tether/fx/configfx"
@@ -49,4 +50,23 @@ func TestWorkspaceHardLinksSettingReachesReadFile(t *testing.T) {
 	require.Contains(t, read(false), "hard links")
 	require.NotContains(t, read(false), "linked on purpose")
 	require.Contains(t, read(true), "linked on purpose")
+}
+
+func TestToolsJoinTheWorkersRegistry(t *testing.T) {
+	type echoArgs struct {
+		Text string `json:"text"`
+	}
+	echo := tools.New("echo", "Echo text.", func(_ context.Context, a echoArgs) (string, error) { return a.Text, nil })
+	var r *tools.Registry
+	app := fx.New(fx.NopLogger, Module, fx.Supply(configfx.ToolsConfig{}),
+		Tools(echo, tools.New("shout", "Shout.", func(context.Context, struct{}) (string, error) { return "HEY", nil })),
+		fx.Populate(&r))
+	require.NoError(t, app.Err())
+	require.Equal(t, []string{"ask_human", "calculate", "current_time", "echo", "shout", "spawn_agent", "wait"}, r.Names())
+	res, err := r.Execute(context.Background(), tools.Call{Name: "echo", Arguments: json.RawMessage(`{"text":"hi"}`)})
+	require.NoError(t, err)
+	require.Equal(t, tools.Result{Content: "hi"}, res)
+
+	bad := fx.New(fx.NopLogger, Module, fx.Supply(configfx.ToolsConfig{}), Tools(echo, echo), fx.Populate(&r))
+	require.ErrorContains(t, bad.Err(), `duplicate name "echo"`)
 }
