@@ -12,8 +12,9 @@ var ErrNotIdempotent = errors.New("a local tool must be idempotent: it runs agai
 
 // Typed errors of schemas and arguments; callers match with errors.Is.
 var (
-	// ErrInvalidSchema: a tool's Parameters is not a schema this validator
-	// compiles; NewRegistry refuses the tool.
+	// ErrInvalidSchema: a tool's Parameters is not a schema jsonschema-go
+	// resolves, names a type JSON Schema has not or an empty enum, or New
+	// could not infer it; NewRegistry refuses the tool.
 	ErrInvalidSchema = errors.New("invalid schema")
 	// ErrInvalidArguments: a call's arguments do not match its tool's
 	// schema. Execute answers such a call with an error result.
