@@ -25,8 +25,15 @@ import (
 // from the histories' timestamps, read after the run so that measuring
 // adds no load), p50 and p99, and the ratio of Tether's workflow turn over
 // the floor's.
+//
+// With TETHER_BENCH_ADDRESS set it runs against that server instead
+// (address_test.go), and for each subject it also reports where a turn's
+// time went, at p50 over every task of the timed turns: a workflow task's
+// dispatch (scheduled → started) and run (started → completed), and an
+// activity's dispatch and run.
 func BenchmarkTurnLatency(b *testing.B) {
-	e := server(b, registerFloor)
+	e := latencyTarget(b)
+	b.Logf("server %s, task queue %s", e.name, e.queue)
 	ctx := context.Background()
 	subjects := []*subject{
 		e.tetherSubject(b, "activity-tool", "fetch", 3),
@@ -46,11 +53,12 @@ func BenchmarkTurnLatency(b *testing.B) {
 	}
 	b.StopTimer()
 	for _, s := range subjects {
-		wf, err := s.workflowTurns(ctx, e.c)
+		wf, ph, err := s.workflowTurns(ctx, e.c, warmup)
 		if err != nil {
 			b.Fatal(err)
 		}
 		s.workflow = wf[warmup:]
+		ph.report(b, s.name)
 		b.ReportMetric(pctMs(s.client, 50), s.name+"-p50-ms")
 		b.ReportMetric(pctMs(s.client, 99), s.name+"-p99-ms")
 		b.ReportMetric(pctMs(s.workflow, 50), s.name+"-wf-p50-ms")
@@ -88,17 +96,22 @@ func (s *subject) turn(ctx context.Context, prompt string, timed bool) error {
 }
 
 // workflowTurns cuts the subject's history (every run) into turns: from a
-// signal to the workflow task completed after the turn's activities.
-func (s *subject) workflowTurns(ctx context.Context, c client.Client) ([]time.Duration, error) {
+// signal to the workflow task completed after the turn's activities; and
+// times the tasks of every turn after the first skip.
+func (s *subject) workflowTurns(ctx context.Context, c client.Client, skip int) ([]time.Duration, *phases, error) {
 	runs, err := projection.FetchChain(ctx, c, s.id)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var out []time.Duration
+	ph := newPhases()
 	var signaled time.Time
 	acts := s.acts
 	for _, run := range runs {
 		for _, ev := range run {
+			if len(out) >= skip {
+				ph.add(ev)
+			}
 			switch ev.GetEventType() {
 			case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED:
 				if signaled.IsZero() {
@@ -113,13 +126,14 @@ func (s *subject) workflowTurns(ctx context.Context, c client.Client) ([]time.Du
 				}
 			}
 		}
+		ph.endRun()
 	}
-	return out, nil
+	return out, ph, nil
 }
 
-func (e *env) tetherSubject(b *testing.B, name, tool string, acts int) *subject {
+func (e latencyServer) tetherSubject(b testing.TB, name, tool string, acts int) *subject {
 	ctx := context.Background()
-	h, err := e.agents.Create(ctx, agent.CreateOptions{ID: "latency-" + name, Options: signals.AgentOptions{Tools: []string{tool}}})
+	h, err := e.agents.Create(ctx, agent.CreateOptions{ID: e.prefix + name, Options: signals.AgentOptions{Tools: []string{tool}}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -133,10 +147,10 @@ func (e *env) tetherSubject(b *testing.B, name, tool string, acts int) *subject 
 	}
 }
 
-func (e *env) floorSubject(b *testing.B) *subject {
+func (e latencyServer) floorSubject(b testing.TB) *subject {
 	ctx := context.Background()
-	const id = "latency-floor"
-	if _, err := e.c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: signals.TaskQueue}, floorWorkflow); err != nil {
+	id := e.prefix + "floor"
+	if _, err := e.c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: e.queue}, floorWorkflow); err != nil {
 		b.Fatal(err)
 	}
 	done := &historyWatch{c: e.c, id: id}

@@ -1,0 +1,120 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/contrib/envconfig"
+	tlog "go.temporal.io/sdk/log"
+
+	"github.com/tetherdev/tether/agent"
+	"github.com/tetherdev/tether/bench/workload"
+	"github.com/tetherdev/tether/fx/temporalfx"
+	"github.com/tetherdev/tether/signals"
+	"github.com/tetherdev/tether/workflows"
+)
+
+// envAddress names the frontend (host:port) of a Temporal server that
+// BenchmarkTurnLatency runs against instead of the embedded one, so that a
+// user measures Tether beside the bare floor on their own cluster. The
+// client's other settings (namespace, TLS, API key) come from Temporal's
+// environment configuration (TEMPORAL_NAMESPACE, TEMPORAL_TLS_*,
+// TEMPORAL_API_KEY, a profile), as cmd/worker's do.
+const envAddress = "TETHER_BENCH_ADDRESS"
+
+// latencyServer is where the turn latency subjects run: a server, a worker
+// on queue running the workload and the floor, and the prefix of this
+// run's workflow IDs.
+type latencyServer struct {
+	*env
+	name   string // "embedded" or the address
+	queue  string
+	prefix string
+}
+
+// latencyTarget is the embedded server, or the server at envAddress. There
+// the worker polls a task queue of this run's own, so that no other worker
+// of that server takes its tasks, and a rerun meets none of an earlier
+// run's workflows.
+func latencyTarget(tb testing.TB) latencyServer {
+	tb.Helper()
+	addr := os.Getenv(envAddress)
+	if addr == "" {
+		return latencyServer{env: server(tb, registerFloor), name: "embedded", queue: signals.TaskQueue, prefix: "latency-"}
+	}
+	c, err := dialAddress(addr)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(c.Close)
+	run := strconv.FormatInt(time.Now().UnixNano(), 36)
+	queue := "tether-bench-" + run
+	w, err := newWorker(c, queue, workload.Model{}, workloadTools(), workflows.Config{}, registerFloor)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := w.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(w.Stop)
+	return latencyServer{env: &env{c: c, agents: agent.New(c, queue)}, name: addr, queue: queue, prefix: "latency-" + run + "-"}
+}
+
+// dialAddress dials the server at addr with Temporal's environment
+// configuration and registers Tether's search attributes there if they
+// are missing, as cmd/worker does.
+func dialAddress(addr string) (client.Client, error) {
+	opts, err := envconfig.LoadClientOptions(envconfig.LoadClientOptionsRequest{})
+	if err != nil {
+		return nil, fmt.Errorf("load Temporal client config: %w", err)
+	}
+	opts.HostPort = addr
+	if opts.Namespace == "" {
+		opts.Namespace = client.DefaultNamespace
+	}
+	opts.Logger = tlog.NewStructuredLogger(slog.New(slog.DiscardHandler))
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	c, err := client.DialContext(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("dial %s: %w", addr, err)
+	}
+	if err := temporalfx.EnsureSearchAttributes(ctx, c, opts.Namespace); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// TestTurnLatencyRunsAgainstAServerGivenByAddress runs the latency
+// subjects against a server named only by TETHER_BENCH_ADDRESS (the
+// embedded one, reached as any cluster would be): each takes its turns on
+// the run's own task queue, and the histories time every phase.
+func TestTurnLatencyRunsAgainstAServerGivenByAddress(t *testing.T) {
+	srv := serverOnly(t)
+	t.Setenv(envAddress, srv.srv.HostPort())
+	t.Setenv("TEMPORAL_NAMESPACE", srv.srv.Namespace())
+	e := latencyTarget(t)
+	require.Equal(t, srv.srv.HostPort(), e.name)
+	require.NotEqual(t, signals.TaskQueue, e.queue)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, s := range []*subject{e.tetherSubject(t, "activity-tool", workload.Fetch, 3), e.floorSubject(t)} {
+		for i := range 2 {
+			require.NoError(t, s.turn(ctx, fmt.Sprintf("turn %d", i), true), s.name)
+		}
+		turns, ph, err := s.workflowTurns(ctx, srv.c, 1)
+		require.NoError(t, err)
+		require.Len(t, turns, 2, s.name)
+		require.Len(t, ph.actDispatch, 3, s.name)
+		require.Len(t, ph.modelRun, 2, s.name)
+		require.NotEmpty(t, ph.wftDispatch, s.name)
+	}
+}
