@@ -10,7 +10,8 @@ import (
 )
 
 // ToolOption sets a field of the Tool that New makes: its Mode, Local or
-// Idempotent. Any func(*Tool) is one.
+// Idempotent. Any func(*Tool) is one; options apply after New has set the
+// rest.
 type ToolOption func(*Tool)
 
 // WithMode schedules the tool's calls in mode m (Parallel by default).
@@ -48,30 +49,28 @@ func AsLocal() ToolOption { return func(t *Tool) { t.Local = true } }
 // cycle, a malformed tool tag) makes NewRegistry refuse the tool.
 func New[Args, Out any](name, description string, fn func(ctx context.Context, args Args) (Out, error), opts ...ToolOption) Tool {
 	t := Tool{Name: name, Description: description}
-	for _, opt := range opts {
+	if params, err := inferParameters[Args](); err != nil {
+		t.invalid = fmt.Errorf("parameters of %s: %w", reflect.TypeFor[Args](), invalidSchema(err))
+	} else {
+		t.Parameters = params
+	}
+	if fn != nil { // NewRegistry refuses a nil Run
+		t.Run = func(ctx context.Context, call Call) (Result, error) {
+			var args Args
+			if err := decodeArgs(call, &args); err != nil {
+				return Result{}, err
+			}
+			res, err := fn(ctx, args)
+			if err != nil {
+				return Result{}, err
+			}
+			return encodeResult(call.Name, res)
+		}
+	}
+	for _, opt := range opts { // last: an option may change anything
 		if opt != nil {
 			opt(&t)
 		}
-	}
-	params, err := inferParameters[Args]()
-	if err != nil {
-		t.invalid = fmt.Errorf("parameters of %s: %w", reflect.TypeFor[Args](), invalidSchema(err))
-		return t
-	}
-	t.Parameters = params
-	if fn == nil {
-		return t // NewRegistry refuses a nil Run
-	}
-	t.Run = func(ctx context.Context, call Call) (Result, error) {
-		var args Args
-		if err := decodeArgs(call, &args); err != nil {
-			return Result{}, err
-		}
-		res, err := fn(ctx, args)
-		if err != nil {
-			return Result{}, err
-		}
-		return encodeResult(call.Name, res)
 	}
 	return t
 }

@@ -217,3 +217,20 @@ func TestNewRegistryRefusesATypedToolWhoseSchemaCannotBeInferred(t *testing.T) {
 		})
 	}
 }
+
+func TestNewAppliesOptionsLastSoAnyFieldCanBeSet(t *testing.T) {
+	custom := func(t *Tool) {
+		t.Parameters = json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}}}`)
+	}
+	tool := New("n", "Take n.", func(context.Context, struct {
+		N int `json:"n"`
+	}) (string, error) {
+		return "ok", nil
+	}, custom, nil)
+	require.JSONEq(t, `{"type":"object","properties":{"n":{"type":"integer"}}}`, string(tool.Parameters))
+	r, err := NewRegistry(tool)
+	require.NoError(t, err)
+	got, err := r.Execute(context.Background(), Call{Name: "n"})
+	require.NoError(t, err)
+	require.Equal(t, Result{Content: "ok"}, got, "the schema the option set, with no required n, is the one enforced")
+}
