@@ -17,12 +17,11 @@ import (
 // until it ends, so a tree never spends more than its root's budget.
 
 // startSpawn starts the child a spawn_agent call asks for.
-func (l *Loop) startSpawn(now time.Time, i int) {
-	t := l.turn.tools
-	c := t.calls[i]
+func (l *Loop) startSpawn(now time.Time, tc *toolCall) {
+	c := tc.call
 	var a signals.SpawnArgs
 	if err := json.Unmarshal(c.Arguments, &a); err != nil {
-		l.badArgs(now, i, "invalid arguments: "+err.Error())
+		l.badArgs(now, tc, "invalid arguments: "+err.Error())
 		return
 	}
 	if a.Mode == "" {
@@ -31,12 +30,12 @@ func (l *Loop) startSpawn(now time.Time, i int) {
 	id := signals.ChildAgentID(l.cfg.AgentID, l.state.Len)
 	cmd, budget, err := l.childStart(id, a)
 	if err != nil {
-		l.badArgs(now, i, err.Error())
+		l.badArgs(now, tc, err.Error())
 		return
 	}
-	l.recordCall(now, i, c)
+	l.recordCall(now, tc)
 	l.record(now, "", eventlog.ChildStarted{ChildID: id, CallID: c.ID, Mode: a.Mode, List: a.List, Budget: budget})
-	t.stage[i], t.child[i], t.detach[i] = running, id, a.Mode == eventlog.ChildDetach
+	tc.spawn(id, a.Mode == eventlog.ChildDetach)
 	l.emit(cmd)
 }
 
@@ -194,29 +193,28 @@ func (l *Loop) reserved() (tokens int64, cost float64) {
 // childStarted applies StartChild's outcome: a detached spawn answers now;
 // a child that did not start ends, and a call waiting on it hears why.
 func (l *Loop) childStarted(now time.Time, in ChildStart) {
-	i, t := l.spawnCall(in.ChildID)
+	c := l.spawnCall(in.ChildID)
 	switch {
 	case in.Err != nil:
 		l.childEnded(now, in.ChildID, "not started: "+in.Err.Error(), eventlog.Usage{})
-	case i >= 0 && t.detach[i]:
-		c := t.calls[i]
-		t.stage[i], t.results[i], t.ran[i] = ready, okResult(c, fmt.Sprintf(
-			"child agent %s started; each turn it settles will reach you as a message from it", in.ChildID)), true
+	case c != nil && c.detach:
+		c.answer(c.ok(fmt.Sprintf(
+			"child agent %s started; each turn it settles will reach you as a message from it", in.ChildID)), "")
 		l.runTools(now)
 	}
 }
 
 // spawnCall is the open spawn_agent call in flight for a child, if any.
-func (l *Loop) spawnCall(child string) (int, *toolRun) {
+func (l *Loop) spawnCall(child string) *toolCall {
 	t := l.turn.tools
 	if l.phase != tooling || t == nil {
-		return -1, nil
+		return nil
 	}
-	i := slices.Index(t.child, child)
-	if i < 0 || t.stage[i] != running {
-		return -1, t
+	i := slices.IndexFunc(t.calls, func(c toolCall) bool { return c.child == child })
+	if i < 0 || t.calls[i].stage != running {
+		return nil
 	}
-	return i, t
+	return &t.calls[i]
 }
 
 // childReported records a child's report. A call waiting for the child
@@ -244,14 +242,12 @@ func (l *Loop) childReported(now time.Time, r signals.ChildReport) {
 		Usage: spentSince(child.Spent, r.Spent)})
 	answered := r.Reason == eventlog.EndCompleted || r.Reason == eventlog.EndConcluded
 	if child.Mode == eventlog.ChildWait {
-		if i, t := l.spawnCall(r.Child); i >= 0 {
-			c := t.calls[i]
+		if c := l.spawnCall(r.Child); c != nil {
 			if answered {
-				t.results[i], t.refs[i] = okResult(c, r.Text), ref
+				c.answer(c.ok(r.Text), ref)
 			} else {
-				t.results[i] = l.loopResult(c.ID, c.Name, eventlog.ToolFailed, childTrouble(r))
+				c.answer(c.made(eventlog.ToolFailed, childTrouble(r)), "")
 			}
-			t.stage[i], t.ran[i] = ready, true
 			l.runTools(now)
 		}
 		if child.Settled == 0 { // it has answered the call (or the call was canceled): done with it
@@ -308,10 +304,8 @@ func (l *Loop) childEnded(now time.Time, id, status string, spent eventlog.Usage
 	}
 	late := spentSince(l.state.Children[ci].Spent, spent)
 	l.record(now, "", eventlog.ChildEnded{ChildID: id, Status: status, Usage: late})
-	if i, t := l.spawnCall(id); i >= 0 {
-		c := t.calls[i]
-		t.stage[i], t.results[i] = ready, l.loopResult(c.ID, c.Name, eventlog.ToolFailed,
-			fmt.Sprintf("child agent %s ended (%s) before answering", id, status))
+	if c := l.spawnCall(id); c != nil {
+		c.settle(eventlog.ToolFailed, fmt.Sprintf("child agent %s ended (%s) before answering", id, status))
 		l.runTools(now)
 	}
 }

@@ -28,11 +28,9 @@ func okResult(c Call, content string) signals.ToolOutput {
 }
 
 // badArgs answers a loop tool's call with arguments it cannot use.
-func (l *Loop) badArgs(now time.Time, i int, why string) {
-	t := l.turn.tools
-	c := t.calls[i]
-	l.recordCall(now, i, c)
-	t.stage[i], t.results[i] = ready, l.loopResult(c.ID, c.Name, eventlog.ToolFailed, c.Name+": "+why)
+func (l *Loop) badArgs(now time.Time, tc *toolCall, why string) {
+	l.recordCall(now, tc)
+	tc.settle(eventlog.ToolFailed, tc.call.Name+": "+why)
 }
 
 // Approvals and questions.
@@ -93,11 +91,10 @@ func equalJSON(a, b json.RawMessage) bool {
 	return bytes.Equal(x.Bytes(), y.Bytes())
 }
 
-// requestDecision makes call i wait for a person, with the policy's
+// requestDecision makes call tc wait for a person, with the policy's
 // deadline when it has one.
-func (l *Loop) requestDecision(now time.Time, i int, kind eventlog.DecisionKind) {
-	t := l.turn.tools
-	c := t.calls[i]
+func (l *Loop) requestDecision(now time.Time, tc *toolCall, kind eventlog.DecisionKind) {
+	c := tc.call
 	var timeout time.Duration
 	if p := l.cfg.Options.Approval; p != nil {
 		timeout = p.Timeout
@@ -110,7 +107,7 @@ func (l *Loop) requestDecision(now time.Time, i int, kind eventlog.DecisionKind)
 		e.Deadline = now.Add(timeout).UTC().Truncate(time.Millisecond)
 		l.startTimer(signals.DecideTimer(c.ID), timeout)
 	}
-	t.stage[i] = awaiting
+	tc.await()
 	l.record(now, "", e)
 }
 
@@ -150,8 +147,8 @@ func (l *Loop) decide(now time.Time, in Decide) error {
 	}
 	t := l.turn.tools
 	d := in.Decision
-	i := t.index(d.CallID)
-	if l.phase != tooling || i < 0 || t.stage[i] != awaiting {
+	c := t.find(d.CallID)
+	if l.phase != tooling || c == nil || c.stage != awaiting {
 		return fmt.Errorf("%w: call %s", signals.ErrNoSuchDecision, d.CallID)
 	}
 	l.recent.add(d.ID)
@@ -161,48 +158,45 @@ func (l *Loop) decide(now time.Time, in Decide) error {
 	}
 	l.record(now, ref, eventlog.DecisionMade{CallID: d.CallID, Approved: in.Verdict != Deny, Decider: d.Decider, Text: d.Text})
 	l.cancelTimer(signals.DecideTimer(d.CallID))
-	c := t.calls[i]
 	switch in.Verdict {
 	case Approve:
-		l.startCall(now, i)
+		l.startCall(now, c)
 	case Deny:
-		t.stage[i], t.results[i] = ready, l.loopResult(c.ID, c.Name, eventlog.ToolDenied,
+		c.settle(eventlog.ToolDenied,
 			fmt.Sprintf("tool call denied by %s: %s", firstOf(d.Decider, "a person"), firstOf(d.Text, "no reason given")))
 	case Answer:
-		t.stage[i], t.results[i], t.refs[i], t.ran[i] = ready, okResult(c, d.Text), ref, true
+		c.answer(c.ok(d.Text), ref)
 	}
 	l.runTools(now)
 	return nil
 }
 
 // startAsk records an ask_human call and waits for the answer.
-func (l *Loop) startAsk(now time.Time, i int) {
+func (l *Loop) startAsk(now time.Time, tc *toolCall) {
 	var a signals.AskArgs
-	c := l.turn.tools.calls[i]
-	if err := json.Unmarshal(c.Arguments, &a); err != nil || strings.TrimSpace(a.Question) == "" {
-		l.badArgs(now, i, `needs {"question": "..."}`)
+	if err := json.Unmarshal(tc.call.Arguments, &a); err != nil || strings.TrimSpace(a.Question) == "" {
+		l.badArgs(now, tc, `needs {"question": "..."}`)
 		return
 	}
-	l.recordCall(now, i, c)
-	l.requestDecision(now, i, eventlog.NeedAnswer)
+	l.recordCall(now, tc)
+	l.requestDecision(now, tc, eventlog.NeedAnswer)
 }
 
 // Durable waits.
 
 // startWait sleeps a wait call on a durable timer, bounded by the policy.
-func (l *Loop) startWait(now time.Time, i int) {
-	t := l.turn.tools
-	c := t.calls[i]
+func (l *Loop) startWait(now time.Time, tc *toolCall) {
+	c := tc.call
 	var a signals.WaitArgs
 	if err := json.Unmarshal(c.Arguments, &a); err != nil {
-		l.badArgs(now, i, `needs {"seconds": N} or {"until": "RFC 3339 time"}`)
+		l.badArgs(now, tc, `needs {"seconds": N} or {"until": "RFC 3339 time"}`)
 		return
 	}
 	d := time.Duration(a.Seconds * float64(time.Second))
 	if a.Until != "" {
 		until, err := time.Parse(time.RFC3339, a.Until)
 		if err != nil {
-			l.badArgs(now, i, "until is not an RFC 3339 time: "+a.Until)
+			l.badArgs(now, tc, "until is not an RFC 3339 time: "+a.Until)
 			return
 		}
 		d = until.Sub(now)
@@ -213,15 +207,15 @@ func (l *Loop) startWait(now time.Time, i int) {
 	}
 	switch {
 	case d <= 0:
-		l.badArgs(now, i, "the wait is over before it began")
+		l.badArgs(now, tc, "the wait is over before it began")
 		return
 	case d > limit:
-		l.badArgs(now, i, fmt.Sprintf("%s is longer than this agent may wait (%s)", d, limit))
+		l.badArgs(now, tc, fmt.Sprintf("%s is longer than this agent may wait (%s)", d, limit))
 		return
 	}
-	l.recordCall(now, i, c)
+	l.recordCall(now, tc)
 	l.record(now, "", eventlog.WaitStarted{CallID: c.ID, Until: now.Add(d).UTC().Truncate(time.Millisecond)})
-	t.stage[i] = running
+	tc.run()
 	l.startTimer(signals.WaitTimer(c.ID), d)
 }
 
@@ -231,45 +225,41 @@ func (l *Loop) callTimerFired(now time.Time, in TimerFired) {
 	delete(l.timers, in.ID)
 	t := l.turn.tools
 	kind, callID, _ := strings.Cut(in.ID, ":")
-	i := t.index(callID)
+	c := t.find(callID)
 	switch {
-	case i < 0:
-	case kind == "wait" && t.stage[i] == running:
-		c := t.calls[i]
+	case c == nil:
+	case kind == "wait" && c.stage == running:
 		switch {
 		case t.stop != "":
-			t.results[i] = l.loopResult(c.ID, c.Name, t.stop, t.stopContent())
+			c.settle(t.stop, t.stopContent())
 		case in.Canceled:
-			t.results[i], t.ran[i] = okResult(c, "woken early by a message at "+now.UTC().Format(time.RFC3339)), true
+			c.answer(c.ok("woken early by a message at "+now.UTC().Format(time.RFC3339)), "")
 		default:
-			t.results[i], t.ran[i] = okResult(c, "waited until "+now.UTC().Format(time.RFC3339)), true
+			c.answer(c.ok("waited until "+now.UTC().Format(time.RFC3339)), "")
 		}
-		t.stage[i] = ready
-	case kind == "decide" && t.stage[i] == awaiting && !in.Canceled:
-		l.decideByPolicy(now, i)
+	case kind == "decide" && c.stage == awaiting && !in.Canceled:
+		l.decideByPolicy(now, c)
 	}
 	l.runTools(now)
 }
 
 // decideByPolicy decides a call whose deadline passed.
-func (l *Loop) decideByPolicy(now time.Time, i int) {
-	t := l.turn.tools
-	c := t.calls[i]
+func (l *Loop) decideByPolicy(now time.Time, tc *toolCall) {
+	c := tc.call
 	p := l.state.Pending[slices.IndexFunc(l.state.Pending, func(p eventlog.PendingDecision) bool { return p.CallID == c.ID })]
 	pol := l.cfg.Options.Approval
 	if p.Kind == eventlog.NeedAnswer {
-		t.stage[i], t.results[i] = ready, l.loopResult(c.ID, c.Name, eventlog.ToolUnanswered,
-			fmt.Sprintf("no answer within %s", pol.AnswerTimeout))
+		tc.settle(eventlog.ToolUnanswered, fmt.Sprintf("no answer within %s", pol.AnswerTimeout))
 		return
 	}
 	approve := pol.OnTimeout == "approve"
 	why := fmt.Sprintf("no decision within %s: %s by policy", pol.Timeout, map[bool]string{true: "approved", false: "denied"}[approve])
 	l.record(now, "", eventlog.DecisionMade{CallID: c.ID, Approved: approve, Decider: "timeout", Text: why})
 	if approve {
-		l.startCall(now, i)
+		l.startCall(now, tc)
 		return
 	}
-	t.stage[i], t.results[i] = ready, l.loopResult(c.ID, c.Name, eventlog.ToolDenied, "tool call denied: "+why)
+	tc.settle(eventlog.ToolDenied, "tool call denied: "+why)
 }
 
 // Timers the turn runs besides the backoff: the loop keeps their IDs so a

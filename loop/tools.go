@@ -10,33 +10,15 @@ import (
 	"github.com/tetherdev/tether/signals"
 )
 
-// stage is where one tool call of a step stands.
-type stage int
-
-const (
-	waiting   stage = iota // not started
-	starting               // its pre hooks run
-	awaiting               // it waits for a person (approval, or an ask_human answer)
-	running                // its activity, child agent or wait is in flight
-	ready                  // its result is in hand, not yet committed
-	committed              // its tool/result is recorded
-)
-
 // toolRun is the open step's tool calls. Calls start by execution mode
 // (startable), one call's pre hooks at a time in model order; results are
 // committed in model order, each after its post hooks, whatever order the
 // calls finish in.
 type toolRun struct {
-	calls   []Call
-	stage   []stage
-	results []signals.ToolOutput
-	refs    []eventlog.Ref // the history fact holding a result, "" when the loop or a hook made it
-	ran     []bool         // the tool itself answered: post hooks see it
-	child   []string       // the child agent a spawn_agent call started
-	detach  []bool         // ... and whether it answers once the child started
-	next    int            // the next result to commit
-	local   int            // calls started as local activities (see MaxLocalCallsPerStep)
-	busy    bool           // a pre or post hook command is outstanding
+	calls []toolCall // in model order, never appended to: a *toolCall stays valid
+	next  int        // the next result to commit
+	local int        // calls started as local activities (see MaxLocalCallsPerStep)
+	busy  bool       // a pre or post hook command is outstanding
 	// stop, once set, starts nothing more: waiting calls get this outcome
 	// and calls in flight are interrupted (a cancel, or a failed turn).
 	stop eventlog.ToolOutcome
@@ -60,22 +42,20 @@ const MaxLocalCallsPerStep = 16
 // enterTools begins the step's tool calls. A call of a tool the agent may
 // not use gets an error result without running.
 func (l *Loop) enterTools(now time.Time, reqs []eventlog.ToolCallRequest) {
-	n := len(reqs)
-	t := &toolRun{calls: make([]Call, n), stage: make([]stage, n), results: make([]signals.ToolOutput, n),
-		refs: make([]eventlog.Ref, n), ran: make([]bool, n), child: make([]string, n), detach: make([]bool, n)}
+	t := &toolRun{calls: make([]toolCall, len(reqs))}
 	for i, r := range reqs {
+		c := &t.calls[i]
 		tool, ok := l.stepTool(r.Name)
-		t.calls[i] = Call{ID: r.ID, Name: r.Name, Arguments: r.Arguments, Mode: l.mode(r.Name), Index: i}
+		c.call = Call{ID: r.ID, Name: r.Name, Arguments: r.Arguments, Mode: l.mode(r.Name), Index: i}
 		if ok {
-			t.calls[i].Mode, t.calls[i].MCP = tool.Mode, tool.MCP
+			c.call.Mode, c.call.MCP = tool.Mode, tool.MCP
 		}
 		switch {
 		case !ok:
-			t.stage[i], t.results[i] = ready, l.loopResult(r.ID, r.Name, eventlog.ToolUnavailable,
+			c.settle(eventlog.ToolUnavailable,
 				fmt.Sprintf("tool %q is not available to this agent; available: %s", r.Name, l.stepToolNames()))
 		case i >= MaxCallsPerStep:
-			t.stage[i], t.results[i] = ready, l.loopResult(r.ID, r.Name, eventlog.ToolUnavailable,
-				fmt.Sprintf("not run: a step may make at most %d tool calls", MaxCallsPerStep))
+			c.settle(eventlog.ToolUnavailable, fmt.Sprintf("not run: a step may make at most %d tool calls", MaxCallsPerStep))
 		}
 	}
 	l.turn.tools = t
@@ -90,9 +70,9 @@ func (l *Loop) runTools(now time.Time) {
 	t := l.turn.tools
 	l.haltIfCanceling()
 	if t.stop != "" {
-		for i, st := range t.stage {
-			if st == waiting {
-				t.stage[i], t.results[i] = ready, l.loopResult(t.calls[i].ID, t.calls[i].Name, t.stop, t.stopContent())
+		for i := range t.calls {
+			if c := &t.calls[i]; c.stage == waiting {
+				c.settle(t.stop, t.stopContent())
 			}
 		}
 	}
@@ -111,19 +91,16 @@ func (l *Loop) runTools(now time.Time) {
 // call's start and runs its pre hooks.
 func (l *Loop) startNext(now time.Time) {
 	t := l.turn.tools
-	slots := make([]slot, len(t.stage))
-	for i, st := range t.stage {
-		switch st {
-		case starting, awaiting, running:
-			slots[i] = slotRunning
-		case ready, committed:
-			slots[i] = slotDone
-		}
+	slots := make([]slot, len(t.calls))
+	for i := range t.calls {
+		slots[i] = t.calls[i].slot()
 	}
-	mode := func(i int) signals.ToolMode { return t.calls[i].Mode }
+	mode := func(i int) signals.ToolMode { return t.calls[i].call.Mode }
 	for _, i := range startable(slots, mode, l.cfg.Options.MaxParallelTools) {
-		t.stage[i], t.busy = starting, true
-		l.emit(RunToolPre{Call: t.calls[i]})
+		c := &t.calls[i]
+		c.start()
+		t.busy = true
+		l.emit(RunToolPre{Call: c.call})
 		return
 	}
 }
@@ -131,50 +108,49 @@ func (l *Loop) startNext(now time.Time) {
 func (l *Loop) toolPreRan(now time.Time, in ToolPreRan) {
 	t := l.turn.tools
 	l.haltIfCanceling()
-	i := t.index(in.CallID)
-	if !l.check(i >= 0 && t.stage[i] == starting && t.busy, in) {
+	c := t.find(in.CallID)
+	if !l.check(c != nil && c.stage == starting && t.busy, in) {
 		return
 	}
 	t.busy = false
-	c := t.calls[i]
 	switch {
 	case t.stop != "":
-		t.stage[i], t.results[i] = ready, l.loopResult(c.ID, c.Name, t.stop, t.stopContent())
+		c.settle(t.stop, t.stopContent())
 	case in.Err != nil:
-		t.stage[i], t.results[i] = ready, l.loopResult(c.ID, c.Name, eventlog.ToolAbandoned, "tool call abandoned: "+in.Err.Error())
+		c.settle(eventlog.ToolAbandoned, "tool call abandoned: "+in.Err.Error())
 		l.failTurn(now, in.Err.Error())
 		return
 	case in.Denied != "":
-		t.stage[i], t.results[i] = ready, l.loopResult(c.ID, c.Name, eventlog.ToolDenied, "tool call denied: "+in.Denied)
-	case l.needsApproval(c):
-		l.requestDecision(now, i, eventlog.NeedApproval)
+		c.settle(eventlog.ToolDenied, "tool call denied: "+in.Denied)
+	case l.needsApproval(c.call):
+		l.requestDecision(now, c, eventlog.NeedApproval)
 	default:
-		l.startCall(now, i)
+		l.startCall(now, c)
 	}
 	l.runTools(now)
 }
 
-// startCall records that call i starts and runs it. tool/call is recorded
+// startCall records that call tc starts and runs it. tool/call is recorded
 // here, when the call really starts, so calls behind a barrier, denied or
 // canceled before starting read truthfully in the log.
-func (l *Loop) startCall(now time.Time, i int) {
+func (l *Loop) startCall(now time.Time, tc *toolCall) {
 	t := l.turn.tools
-	c, s := t.calls[i], l.state
+	c, s := tc.call, l.state
 	switch c.Name {
 	case signals.SpawnTool:
-		l.startSpawn(now, i)
+		l.startSpawn(now, tc)
 		return
 	case signals.AskHumanTool:
-		l.startAsk(now, i)
+		l.startAsk(now, tc)
 		return
 	case signals.WaitTool:
-		l.startWait(now, i)
+		l.startWait(now, tc)
 		return
 	}
-	l.recordCall(now, i, c)
+	l.recordCall(now, tc)
 	cmd := StartTool{
 		Call:       c,
-		ActivityID: signals.ToolActivityID(s.Turn, s.Step, i),
+		ActivityID: signals.ToolActivityID(s.Turn, s.Step, c.Index),
 		Summary:    fmt.Sprintf("tool %s turn %d step %d", c.Name, s.Turn, s.Step),
 		Input: signals.ToolInput{AssistantSeq: l.turn.callsSeq, CallID: c.ID, Name: c.Name,
 			IdempotencyKey: signals.IdempotencyKey(l.cfg.AgentID, s.Turn, s.Step, c.ID), MCP: c.MCP},
@@ -194,7 +170,7 @@ func (l *Loop) startCall(now time.Time, i int) {
 	default:
 		cmd.Input.Journal = l.takeJournal()
 	}
-	t.stage[i] = running
+	tc.run()
 	l.emit(cmd)
 }
 
@@ -209,35 +185,33 @@ func (l *Loop) stepToolNames() string {
 
 // recordCall records tool/call. An activity's input holds the event's
 // fields, so its journal entry only refers to it.
-func (l *Loop) recordCall(now time.Time, i int, c Call) {
-	s := l.state
+func (l *Loop) recordCall(now time.Time, tc *toolCall) {
+	c, s := tc.call, l.state
 	e := eventlog.ToolCall{CallID: c.ID, Name: c.Name, IdempotencyKey: signals.IdempotencyKey(l.cfg.AgentID, s.Turn, s.Step, c.ID)}
 	if _, ok := l.stepTool(c.Name); l.local[c.Name] || !ok || l.loopTool(c.Name) {
 		l.record(now, "", e)
 		return
 	}
-	l.record(now, eventlog.InputRef(signals.ToolActivityID(s.Turn, s.Step, i)), e)
+	l.record(now, eventlog.InputRef(signals.ToolActivityID(s.Turn, s.Step, c.Index)), e)
 }
 
 func (l *Loop) toolDone(now time.Time, in ToolDone) {
 	t := l.turn.tools
 	l.haltIfCanceling()
-	i := t.index(in.CallID)
-	if !l.check(i >= 0 && t.stage[i] == running, in) {
+	c := t.find(in.CallID)
+	if !l.check(c != nil && c.stage == running, in) {
 		return
 	}
-	c := t.calls[i]
 	switch {
 	case in.Canceled || in.Failed != "" && t.stop != "":
-		t.results[i] = l.loopResult(c.ID, c.Name, firstOutcome(t.stop, eventlog.ToolCanceled), t.stopContent())
+		c.settle(firstOutcome(t.stop, eventlog.ToolCanceled), t.stopContent())
 	case in.Failed != "":
-		t.results[i], t.ran[i] = l.loopResult(c.ID, c.Name, eventlog.ToolFailed, fmt.Sprintf("tool %s failed: %s", c.Name, in.Failed)), true
+		c.answer(c.made(eventlog.ToolFailed, fmt.Sprintf("tool %s failed: %s", c.call.Name, in.Failed)), "")
 	default:
 		out := in.Output
-		out.CallID, out.Name = c.ID, c.Name
-		t.results[i], t.refs[i], t.ran[i] = out, in.Ref, true
+		out.CallID, out.Name = c.call.ID, c.call.Name
+		c.answer(out, in.Ref)
 	}
-	t.stage[i] = ready
 	l.runTools(now)
 }
 
@@ -245,45 +219,44 @@ func (l *Loop) toolDone(now time.Time, in ToolDone) {
 // a result the tool gave passes the post hooks first (not once halted).
 func (l *Loop) commitReady(now time.Time) {
 	t := l.turn.tools
-	for t.next < len(t.calls) && t.stage[t.next] == ready {
-		i := t.next
-		if t.ran[i] && t.stop == "" {
+	for t.next < len(t.calls) && t.calls[t.next].stage == ready {
+		c := &t.calls[t.next]
+		if c.ran && t.stop == "" {
 			t.busy = true
-			l.emit(RunToolPost{Call: t.calls[i], Result: t.results[i]})
+			l.emit(RunToolPost{Call: c.call, Result: c.result})
 			return
 		}
-		l.commit(now, i, t.results[i], t.refs[i])
+		l.commit(now, c, c.result, c.ref)
 	}
 }
 
 func (l *Loop) toolPostRan(now time.Time, in ToolPostRan) {
 	t := l.turn.tools
 	l.haltIfCanceling()
-	i := t.index(in.CallID)
-	if !l.check(i >= 0 && i == t.next && t.busy && t.stage[i] == ready, in) {
+	c := t.find(in.CallID)
+	if !l.check(c != nil && c.call.Index == t.next && t.busy && c.stage == ready, in) {
 		return
 	}
 	t.busy = false
-	c := t.calls[i]
 	if in.Err != nil {
-		t.results[i], t.refs[i], t.ran[i] = l.loopResult(c.ID, c.Name, eventlog.ToolAbandoned, "tool call abandoned: "+in.Err.Error()), "", false
+		c.settle(eventlog.ToolAbandoned, "tool call abandoned: "+in.Err.Error())
 		l.failTurn(now, in.Err.Error())
 		return
 	}
-	out, ref := in.Output, t.refs[i]
-	out.CallID, out.Name = c.ID, c.Name
-	if out != t.results[i] {
+	out, ref := in.Output, c.ref
+	out.CallID, out.Name = c.call.ID, c.call.Name
+	if out != c.result {
 		ref = "" // a post hook changed it: the event is the hook's, journaled inline
 	}
-	l.commit(now, i, out, ref)
+	l.commit(now, c, out, ref)
 	l.runTools(now)
 }
 
-func (l *Loop) commit(now time.Time, i int, out signals.ToolOutput, ref eventlog.Ref) {
-	t := l.turn.tools
+// commit records call tc's result, the next in model order.
+func (l *Loop) commit(now time.Time, tc *toolCall, out signals.ToolOutput, ref eventlog.Ref) {
 	l.record(now, ref, out)
-	t.stage[i] = committed
-	t.next++
+	tc.commit()
+	l.turn.tools.next++
 	if out.ConcludesTurn {
 		l.turn.last.concluded = true
 	}
@@ -303,15 +276,15 @@ func (l *Loop) haltIfCanceling() {
 func (t *toolRun) halt(l *Loop, outcome eventlog.ToolOutcome, why string) {
 	t.stop, t.why = outcome, why
 	inflight := false
-	for i, st := range t.stage {
-		c := t.calls[i]
+	for i := range t.calls {
+		c := &t.calls[i]
 		switch {
-		case st == awaiting:
-			t.stage[i], t.results[i] = ready, l.loopResult(c.ID, c.Name, outcome, t.stopContent())
-		case st == running && t.child[i] != "" && !t.detach[i]:
-			l.emit(SignalChild{ChildID: t.child[i], Cancel: &signals.Cancel{Cause: why, KeepInbox: true}})
-			t.stage[i], t.results[i] = ready, l.loopResult(c.ID, c.Name, outcome, t.stopContent())
-		case st == running || st == starting:
+		case c.stage == awaiting:
+			c.settle(outcome, t.stopContent())
+		case c.stage == running && c.child != "" && !c.detach:
+			l.emit(SignalChild{ChildID: c.child, Cancel: &signals.Cancel{Cause: why, KeepInbox: true}})
+			c.settle(outcome, t.stopContent())
+		case c.stage == running || c.stage == starting:
 			inflight = true
 		}
 	}
@@ -327,13 +300,17 @@ func (t *toolRun) stopContent() string {
 	return "tool call canceled: " + t.why
 }
 
-func (t *toolRun) index(callID string) int {
-	return slices.IndexFunc(t.calls, func(c Call) bool { return c.ID == callID })
+// find is the first call with callID, or nil.
+func (t *toolRun) find(callID string) *toolCall {
+	if i := slices.IndexFunc(t.calls, func(c toolCall) bool { return c.call.ID == callID }); i >= 0 {
+		return &t.calls[i]
+	}
+	return nil
 }
 
 // loopResult is a result the loop makes for a call the tool did not
 // answer.
-func (l *Loop) loopResult(callID, name string, outcome eventlog.ToolOutcome, content string) signals.ToolOutput {
+func loopResult(callID, name string, outcome eventlog.ToolOutcome, content string) signals.ToolOutput {
 	return signals.ToolOutput{CallID: callID, Name: name, IsError: true, Content: content, Outcome: outcome}
 }
 

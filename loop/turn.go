@@ -225,7 +225,7 @@ func (l *Loop) failTurn(now time.Time, why string) {
 	}
 	for len(l.state.OpenCalls) > 0 && l.err == nil {
 		open := l.state.OpenCalls[0]
-		l.record(now, "", l.loopResult(open.ID, open.Name, eventlog.ToolAbandoned, l.abandonWhy()))
+		l.record(now, "", loopResult(open.ID, open.Name, eventlog.ToolAbandoned, l.abandonWhy()))
 	}
 	if l.state.InStep {
 		l.record(now, "", eventlog.StepEnd{Turn: l.state.Turn, Step: l.state.Step})
