@@ -16,15 +16,20 @@ import (
 // startup.ExitCode with one sentence on stderr when it could not start.
 // extra adds options (tests supply fakes through them).
 func Run(cfg configfx.Config, stderr io.Writer, extra ...fx.Option) int {
+	return RunAs("worker", cfg, stderr, extra...)
+}
+
+// RunAs is Run for a program named prog, the prefix of what it prints.
+func RunAs(prog string, cfg configfx.Config, stderr io.Writer, extra ...fx.Option) int {
 	app := fx.New(Worker(cfg, stderr), fx.Options(extra...))
 	if err := start(app); err != nil {
-		return startup.Report(stderr, "worker", err, cfg.Verbose)
+		return startup.Report(stderr, prog, err, cfg.Verbose)
 	}
 	sig := <-app.Wait()
 	ctx, cancel := context.WithTimeout(context.Background(), app.StopTimeout())
 	defer cancel()
 	if err := app.Stop(ctx); err != nil {
-		fmt.Fprintln(stderr, "worker: stop:", err)
+		fmt.Fprintln(stderr, prog+": stop:", err)
 		if sig.ExitCode == 0 {
 			return 1
 		}
