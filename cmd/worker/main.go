@@ -1,20 +1,18 @@
 // Command worker runs Tether's agent worker against any Temporal server, or
 // with --dev against an embedded one (SQLite in --data-dir, Web UI beside
 // it), or with --demo runs one agent end to end and prints its transcript.
-// A failure to start is one sentence on stderr and exit status 2.
+// A failure to start is one sentence on stderr and exit status 2. It is
+// package tether's Main with the flags and environment and nothing added:
+// a program with its own tools is the same few lines (examples/tools).
 package main
 
 import (
-	"errors"
-	"flag"
 	"io"
 	"os"
 
 	"go.uber.org/fx"
 
-	"github.com/tetherdev/tether/fx/configfx"
-	"github.com/tetherdev/tether/fx/tetherfx"
-	"github.com/tetherdev/tether/internal/startup"
+	"github.com/tetherdev/tether"
 )
 
 func main() {
@@ -23,12 +21,5 @@ func main() {
 
 // run is the worker process; extra options let tests add fakes.
 func run(args []string, getenv func(string) string, stderr io.Writer, extra ...fx.Option) int {
-	cfg, err := configfx.Load(args, getenv, stderr)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		return 0
-	case err != nil:
-		return startup.Refuse(stderr, "worker", err)
-	}
-	return tetherfx.Run(cfg, stderr, extra...)
+	return tether.Main("worker", tether.FromFlags(args), tether.WithEnv(getenv), tether.WithLog(stderr), tether.WithFx(extra...))
 }
