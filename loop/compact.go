@@ -56,7 +56,7 @@ func (l *Loop) summarize(now time.Time, keep int) {
 	s := l.state
 	l.comp.keep, l.comp.id = keep, signals.SummaryActivityID(s.Len)
 	sel := s.Selection
-	l.phase = compacting
+	l.moveTo(compacting)
 	l.emit(Summarize{
 		ActivityID: l.comp.id,
 		Summary:    fmt.Sprintf("compact context turn %d (keep %d)", s.Turn, keep),
@@ -91,7 +91,7 @@ func (l *Loop) compacted(now time.Time) {
 		l.openStep(now)
 	case forRetry:
 		if c.err != nil || l.ContextTokens() >= c.before || l.state.Canceling != "" {
-			l.phase = proposing // the original failure stands
+			l.moveTo(proposing) // the original failure stands
 			return
 		}
 		l.retryAfter(now, c.after)
@@ -102,7 +102,7 @@ func (l *Loop) compacted(now time.Time) {
 			done.Error = c.err.Error()
 		}
 		l.record(now, "", done)
-		l.phase = idle
+		l.moveTo(idle)
 		l.emit(AnswerMaintenance{Result: signals.Maintained{Task: signals.MaintenanceTask(task), Before: done.Before, After: done.After}, Err: c.err})
 	case forContinue:
 		l.continued(now, c.err)

@@ -23,7 +23,12 @@
 // context size (from the log), the open turn's working set and the phase
 // (which outcome the loop waits for; replay rebuilds them by stepping the
 // same inputs, and a seed is only taken at an idle boundary where they are
-// empty). The phases and their transitions are listed in phase.go.
+// empty). The phases and their transitions are listed in phase.go; every
+// change of phase goes through moveTo, which keeps the last eight in a
+// trail that an ErrInvalidTransition's message names (for people only: a
+// seed does not carry it and nothing decides on it). A step's tool calls
+// are one slice of toolCall (toolcall.go), whose methods are a call's
+// transitions, from waiting to committed.
 //
 // # The seeds' rules, and where the loop decides them
 //

@@ -111,6 +111,7 @@ type Loop struct {
 	// It is not durable: replay rebuilds it by stepping the same inputs,
 	// and a seed is taken only at an idle boundary, where it is empty.
 	phase phase
+	trail trail // the latest phase changes, for ErrInvalidTransition's message
 	turn  turnWork
 	comp  *compaction
 	mcp   mcpState
@@ -307,7 +308,7 @@ func (l *Loop) outcome(now time.Time, in Input) error {
 // sent an outcome nobody asked for, which is a bug that fails the run.
 func (l *Loop) expect(p phase, in Input) bool {
 	if l.phase != p {
-		l.fail(fmt.Errorf("%w: %T in phase %s", eventlog.ErrInvalidTransition, in, l.phase))
+		l.fail(l.invalid("%T", in))
 		return false
 	}
 	return true

@@ -31,7 +31,7 @@ func (l *Loop) listingDue() bool {
 // listings recorded so far so unchanged servers answer in a few bytes.
 func (l *Loop) listTools() {
 	s := l.turn.step
-	l.phase = listing
+	l.moveTo(listing)
 	l.emit(ListTools{
 		ActivityID: signals.ListToolsActivityID(s.Turn, s.Step),
 		Summary:    fmt.Sprintf("list MCP tools turn %d", s.Turn),
@@ -77,7 +77,7 @@ func (l *Loop) toolsListed(now time.Time, in ToolsListed) {
 		l.record(now, ref, listing)
 		l.mcp.listings.Apply(listing)
 	}
-	l.phase = choosing
+	l.moveTo(choosing)
 	l.emit(ChooseModel{Default: l.state.Selection})
 }
 

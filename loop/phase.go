@@ -1,5 +1,12 @@
 package loop
 
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tetherdev/tether/eventlog"
+)
+
 // phase is where the loop stands: which outcome it waits for. The log says
 // what happened; the phase says what is outstanding.
 type phase int
@@ -75,3 +82,60 @@ var phaseNames = [...]string{
 }
 
 func (p phase) String() string { return phaseNames[p] }
+
+// trailLen is how many phase changes the loop remembers for its errors.
+const trailLen = 8
+
+// trail is the loop's latest phase changes, oldest first: what an
+// ErrInvalidTransition names, as sdk-go's state machines name their
+// history. It is kept for that message only: it is not durable (a seed
+// does not carry it), and nothing decides on it.
+type trail struct {
+	moves [trailLen]move
+	n     int // moves made; moves[n%trailLen] is the next slot
+}
+
+// move is one phase change.
+type move struct{ from, to phase }
+
+func (t *trail) add(from, to phase) {
+	t.moves[t.n%trailLen] = move{from, to}
+	t.n++
+}
+
+// String reads the trail as a path, "… idle → proposing → boundary", with
+// "…" when older changes were dropped; "" before the first change.
+func (t *trail) String() string {
+	var b strings.Builder
+	first := max(0, t.n-trailLen)
+	if first > 0 {
+		b.WriteString("… ")
+	}
+	for i := first; i < t.n; i++ {
+		m := t.moves[i%trailLen]
+		if i == first {
+			b.WriteString(m.from.String())
+		}
+		b.WriteString(" → " + m.to.String())
+	}
+	return b.String()
+}
+
+// moveTo is how the loop changes phase, every change remembered in its
+// trail; a move to the phase it is in changes nothing.
+func (l *Loop) moveTo(p phase) {
+	if p != l.phase {
+		l.trail.add(l.phase, p)
+		l.phase = p
+	}
+}
+
+// invalid is ErrInvalidTransition for what arrived, naming the phase and
+// the trail that led there.
+func (l *Loop) invalid(format string, args ...any) error {
+	err := fmt.Errorf("%w: %s in phase %s", eventlog.ErrInvalidTransition, fmt.Sprintf(format, args...), l.phase)
+	if s := l.trail.String(); s != "" {
+		err = fmt.Errorf("%w, after %s", err, s)
+	}
+	return err
+}

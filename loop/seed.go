@@ -35,7 +35,7 @@ func Restore(cfg Config, seed signals.Seed) *Loop {
 	if t := seed.Turn; t != nil && l.state.InTurn { // continued between two steps
 		l.turn = turnWork{retry: t.Retry, last: stepOutcome{toolCalls: t.ToolCalls, concluded: t.Concluded},
 			failed: t.Failed, lastText: t.LastText}
-		l.phase = proposing
+		l.moveTo(proposing)
 	}
 	// seed.Journal is the previous run's tail: its Continue-As-New event
 	// already wrote it to that run's history.
@@ -58,7 +58,8 @@ func (l *Loop) continueAsNew(now time.Time) {
 }
 
 func (l *Loop) continued(_ time.Time, compactionErr error) {
-	l.phase, l.done = finished, true
+	l.moveTo(finished)
+	l.done = true
 	l.emit(ContinueAsNew{CompactionErr: compactionErr})
 }
 

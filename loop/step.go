@@ -26,11 +26,11 @@ func (l *Loop) hooksRan(now time.Time, in HooksRan) {
 			l.listTools()
 			return
 		}
-		l.phase = choosing
+		l.moveTo(choosing)
 		l.emit(ChooseModel{Default: l.state.Selection})
 	case PointRuntimeContext:
 		l.turn.context = in.Text
-		l.phase = shaping
+		l.moveTo(shaping)
 		l.emit(ShapeRequest{Default: l.defaultCall()})
 	case PointTurnStopping:
 		l.stopped(now)
@@ -44,7 +44,7 @@ func (l *Loop) modelChosen(now time.Time, in ModelChosen) {
 	}
 	l.turn.step.Selection = in.Selection
 	l.turn.step.Tools = l.toolSet()
-	l.phase = deciding
+	l.moveTo(deciding)
 	l.emit(DecidePreStep{Batch: batchMessages(l.turn.batch)})
 }
 
@@ -129,7 +129,7 @@ func (l *Loop) openStep(now time.Time) {
 	l.record(now, "", eventlog.StepStart{Turn: l.turn.step.Turn, Step: l.turn.step.Step,
 		Provider: sel.Provider, Model: sel.Model, Effort: sel.Effort})
 	l.turn.last = stepOutcome{}
-	l.phase = preparing
+	l.moveTo(preparing)
 	l.emit(RunHooks{Point: PointRuntimeContext})
 }
 
@@ -231,7 +231,7 @@ func (l *Loop) callModel(now time.Time) {
 	if c.Model != "" {
 		what += " " + c.Model
 	}
-	l.phase = calling
+	l.moveTo(calling)
 	l.emit(CallModel{
 		ActivityID: signals.ModelActivityID(s.Turn, s.Step),
 		Summary:    fmt.Sprintf("%s turn %d step %d", what, s.Turn, s.Step),
@@ -249,7 +249,7 @@ func (l *Loop) modelDone(now time.Time, in ModelDone) {
 		l.record(now, "", eventlog.StepEnd{Turn: s.Turn, Step: s.Step})
 		l.turn.failed = fmt.Sprintf("model call failed (%s): %s", f.Kind, f.Message)
 		l.turn.failure = *f
-		l.phase = recovering
+		l.moveTo(recovering)
 		l.emit(Recover{Failure: *f})
 		return
 	}
@@ -277,12 +277,12 @@ func (l *Loop) recovered(now time.Time, in Recovered) {
 	a := in.Action
 	switch {
 	case l.state.Canceling != "":
-		l.phase = proposing
+		l.moveTo(proposing)
 	case in.Err != nil:
 		l.turn.failed += "; request-error hook failed: " + in.Err.Error()
-		l.phase = proposing
+		l.moveTo(proposing)
 	case !a.Retry:
-		l.phase = proposing
+		l.moveTo(proposing)
 	case a.Compact:
 		l.startCompaction(now, compaction{purpose: forRetry, after: a.After}, true)
 	default:
@@ -296,7 +296,7 @@ func (l *Loop) retryAfter(now time.Time, d time.Duration) {
 		l.retry(now)
 		return
 	}
-	l.phase = backoff
+	l.moveTo(backoff)
 	l.emit(StartTimer{ID: signals.BackoffTimer, After: d})
 }
 
@@ -310,7 +310,7 @@ func (l *Loop) timerFired(now time.Time, in TimerFired) {
 	if in.ID != signals.BackoffTimer {
 		switch {
 		case !l.timers[in.ID]:
-			l.fail(fmt.Errorf("%w: timer %q was not started", eventlog.ErrInvalidTransition, in.ID))
+			l.fail(l.invalid("timer %q was not started", in.ID))
 		case l.phase == tooling:
 			l.callTimerFired(now, in)
 		default: // canceled with its turn, and fired after it ended
@@ -322,7 +322,7 @@ func (l *Loop) timerFired(now time.Time, in TimerFired) {
 		return
 	}
 	if in.Canceled || l.state.Canceling != "" {
-		l.phase = proposing
+		l.moveTo(proposing)
 		return
 	}
 	l.retry(now)
@@ -333,7 +333,8 @@ func (l *Loop) timerFired(now time.Time, in TimerFired) {
 func (l *Loop) endStep(now time.Time) {
 	l.record(now, "", eventlog.StepEnd{Turn: l.state.Turn, Step: l.state.Step})
 	l.turn.step.Tools, l.turn.tools = nil, nil
-	l.phase, l.stepEnded = proposing, true
+	l.moveTo(proposing)
+	l.stepEnded = true
 }
 
 func firstOf(a, b string) string {

@@ -59,7 +59,7 @@ func (l *Loop) enterTools(now time.Time, reqs []eventlog.ToolCallRequest) {
 		}
 	}
 	l.turn.tools = t
-	l.phase = tooling
+	l.moveTo(tooling)
 	l.runTools(now)
 }
 
@@ -324,7 +324,7 @@ func firstOutcome(a, b eventlog.ToolOutcome) eventlog.ToolOutcome {
 // check is expect for the tool phase's per-call outcomes.
 func (l *Loop) check(ok bool, in Input) bool {
 	if !ok {
-		l.fail(fmt.Errorf("%w: unexpected %T", eventlog.ErrInvalidTransition, in))
+		l.fail(l.invalid("unexpected %T", in))
 	}
 	return ok
 }

@@ -103,7 +103,7 @@ func (l *Loop) finish(now time.Time) {
 		l.emit(AnswerMaintenance{Result: signals.Maintained{Task: signals.MaintenanceTask(t)}, Err: signals.ErrDisposed})
 	}
 	l.setStatus(now, eventlog.StatusIdle)
-	l.phase = finished
+	l.moveTo(finished)
 	l.emit(Finish{Result: signals.AgentResult{LogLen: l.state.Len, Journal: l.takeJournal(), Usage: l.state.Usage}})
 }
 
@@ -113,7 +113,7 @@ func (l *Loop) openTurn(now time.Time, retryOf int) {
 	l.setStatus(now, eventlog.StatusRunning)
 	l.record(now, "", eventlog.TurnStart{Turn: l.state.Turn + 1, RetryOf: retryOf})
 	l.turn = turnWork{retry: retryOf > 0}
-	l.phase = proposing
+	l.moveTo(proposing)
 }
 
 // propose applies the continuation rule between steps: a cancel or failure
@@ -129,7 +129,7 @@ func (l *Loop) propose(now time.Time) {
 	case l.turn.failed != "":
 		l.endTurn(now, eventlog.EndFailed, l.turn.failed)
 	case !first && !l.wantsStep():
-		l.phase = stopping
+		l.moveTo(stopping)
 		l.emit(RunHooks{Point: PointTurnStopping})
 	default:
 		l.claim(now, first && !l.turn.retry)  // a retry turn takes no new prompt
@@ -137,7 +137,7 @@ func (l *Loop) propose(now time.Time) {
 			l.endTurn(now, eventlog.EndBudget, why)
 			return
 		}
-		l.phase = boundary
+		l.moveTo(boundary)
 		l.emit(RunHooks{Point: PointStepBoundary})
 	}
 }
@@ -179,7 +179,7 @@ func (l *Loop) stopped(now time.Time) {
 		l.endTurn(now, eventlog.EndCanceled, l.state.Canceling)
 	case l.nextStepPending():
 		l.turn.last = stepOutcome{}
-		l.phase = proposing
+		l.moveTo(proposing)
 	case l.turn.last.concluded:
 		l.endTurn(now, eventlog.EndConcluded, "")
 	default:
@@ -202,7 +202,7 @@ func (l *Loop) endTurn(now time.Time, reason eventlog.EndReason, msg string) {
 func (l *Loop) closeTurn(now time.Time, reason eventlog.EndReason, msg string) {
 	l.record(now, "", eventlog.TurnEnd{Turn: l.state.Turn, Reason: reason, Error: msg})
 	l.turn = turnWork{}
-	l.phase = idle
+	l.moveTo(idle)
 }
 
 // retry closes the failed turn and opens a retry turn over the same state,
@@ -230,7 +230,7 @@ func (l *Loop) failTurn(now time.Time, why string) {
 	if l.state.InStep {
 		l.record(now, "", eventlog.StepEnd{Turn: l.state.Turn, Step: l.state.Step})
 	}
-	l.phase = proposing
+	l.moveTo(proposing)
 }
 
 func (l *Loop) abandonWhy() string {
