@@ -91,6 +91,25 @@
 // the run (ErrUnknownRules). The pre-release generations (rules 1 and 2)
 // are gone, and so are their histories.
 //
+// # Orchestration, not yet a machine of its own
+//
+// Children, decisions by people and durable waits (children.go,
+// orchestrate.go, about 600 lines and 23 of Loop's methods) are still
+// methods of Loop. As a sub-machine they would take their own inputs
+// (SpawnChild, Decide, ChildStart, ChildReport, ChildClosed, ParentGone, a
+// decide or wait TimerFired, and the start of a spawn_agent, ask_human or
+// wait call) and give back their own outputs: the events to record, in
+// order, the commands (StartChild, SignalChild, StartTimer, CancelTimer)
+// and the calls they answered (a toolCall's answer or settle, by call ID),
+// which Loop would then apply and follow with runTools. What would move
+// with them is the call-timer set (timers) and the budget and options
+// rules (childStart, childBudget, reserved). What keeps them in Loop
+// today: they record through l.record and decide on what the fold holds
+// (Children, Pending, Waits, Usage), they share the dedupe window (recent)
+// with the inbox, and a wakeful message ends interruptible waits
+// (wakeWaits). Splitting them must keep the order of every event and
+// command, so the recorded histories replay with no new rules version.
+//
 // Never: I/O, clocks, randomness, goroutines, map iteration, Temporal
 // imports. Workflow code calls it, so it must replay identically.
 package loop
