@@ -28,7 +28,7 @@ func (l *Loop) startSpawn(now time.Time, tc *toolCall) {
 		a.Mode = eventlog.ChildWait
 	}
 	id := signals.ChildAgentID(l.cfg.AgentID, l.state.Len)
-	cmd, budget, err := l.childStart(id, a)
+	cmd, budget, err := l.spawns().start(id, a)
 	if err != nil {
 		l.badArgs(now, tc, err.Error())
 		return
@@ -52,7 +52,7 @@ func (l *Loop) spawnDetached(now time.Time, sp signals.Spawn) error {
 	}
 	sp.Mode = eventlog.ChildDetach
 	id := signals.ChildAgentID(l.cfg.AgentID, l.state.Len)
-	cmd, budget, err := l.childStart(id, sp.SpawnArgs)
+	cmd, budget, err := l.spawns().start(id, sp.SpawnArgs)
 	if err != nil {
 		return err
 	}
@@ -60,134 +60,6 @@ func (l *Loop) spawnDetached(now time.Time, sp signals.Spawn) error {
 	l.record(now, "", eventlog.ChildStarted{ChildID: id, Mode: sp.Mode, List: sp.List, Budget: budget})
 	l.emit(cmd)
 	return nil
-}
-
-// childStart checks a spawn and builds the child's start: its options
-// (never more tools than this agent's), its share of the budget, its first
-// message from this agent.
-func (l *Loop) childStart(id string, a signals.SpawnArgs) (StartChild, eventlog.ChildBudget, error) {
-	o := l.cfg.Options
-	if err := signals.ValidateSpawnArgs(a, o.Tools); err != nil {
-		return StartChild{}, eventlog.ChildBudget{}, err
-	}
-	depth := 1
-	if l.cfg.Parent != nil {
-		depth = l.cfg.Parent.Depth + 1
-	}
-	if depth > signals.MaxChildDepth {
-		return StartChild{}, eventlog.ChildBudget{}, fmt.Errorf("%w: a tree of agents is at most %d deep", signals.ErrInvalidSpawn, signals.MaxChildDepth)
-	}
-	child, queue, err := l.childOptions(a, depth)
-	if err != nil {
-		return StartChild{}, eventlog.ChildBudget{}, err
-	}
-	budget, err := l.childBudget(a.Budget)
-	if err != nil {
-		return StartChild{}, eventlog.ChildBudget{}, err
-	}
-	if budget != (eventlog.ChildBudget{}) {
-		child.Budget = &signals.Budget{MaxTokens: budget.MaxTokens, MaxCost: budget.MaxCost, Prices: o.Budget.Prices}
-	}
-	return StartChild{
-		ChildID: id, TaskQueue: queue,
-		Summary: fmt.Sprintf("agent %s, child of %s", signals.ModelLabel(signals.Selection{Provider: child.Provider, Model: child.Model}), l.cfg.AgentID),
-		Input: signals.AgentInput{Options: child, First: &signals.Message{ID: "task", Content: a.Task},
-			Parent: &signals.ParentLink{ID: l.cfg.AgentID, Depth: depth}},
-	}, budget, nil
-}
-
-// childOptions are this agent's options, shaped by the profile and the
-// spawn's arguments, with the tools cut to what this agent may use.
-func (l *Loop) childOptions(a signals.SpawnArgs, depth int) (signals.AgentOptions, string, error) {
-	o := l.cfg.Options
-	sel := l.state.Selection
-	child := signals.AgentOptions{Provider: sel.Provider, Model: sel.Model, Effort: sel.Effort, MaxTokens: o.MaxTokens,
-		MaxSteps: o.MaxSteps, Hooks: o.Hooks, HookConfig: o.HookConfig, Retry: o.Retry, MaxParallelTools: o.MaxParallelTools,
-		Compaction: o.Compaction, Approval: o.Approval, Wait: o.Wait, Parent: l.cfg.AgentID, Tools: o.Tools}
-	queue := ""
-	if a.Profile != "" {
-		p, ok := l.cfg.Profiles[a.Profile]
-		if !ok {
-			return child, "", fmt.Errorf("%w: no profile %q on this worker", signals.ErrInvalidSpawn, a.Profile)
-		}
-		queue = p.TaskQueue
-		child.SystemPrompt, child.Prompt = p.Options.SystemPrompt, p.Options.Prompt
-		if p.Options.Provider != "" || p.Options.Model != "" {
-			child.Provider, child.Model, child.Effort = p.Options.Provider, p.Options.Model, p.Options.Effort
-		}
-		if p.Options.Tools != nil {
-			child.Tools = intersect(p.Options.Tools, o.Tools)
-		}
-	}
-	if a.SystemPrompt != "" {
-		child.SystemPrompt = a.SystemPrompt
-	}
-	if a.Provider != "" || a.Model != "" {
-		child.Provider, child.Model = firstOf(a.Provider, child.Provider), a.Model
-	}
-	if a.Tools != nil { // [] gives the child no tools; omitted, this agent's (or the profile's)
-		child.Tools = a.Tools
-	}
-	if depth >= signals.MaxChildDepth { // the deepest agents spawn no further
-		child.Tools = slices.DeleteFunc(slices.Clone(child.Tools), func(t string) bool { return t == signals.SpawnTool })
-	}
-	return child, queue, nil
-}
-
-func intersect(a, b []string) []string {
-	out := []string{}
-	for _, x := range a {
-		if slices.Contains(b, x) {
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
-// childBudget is share of this agent's remaining budget, after what its
-// children hold; zero when it has no budget.
-func (l *Loop) childBudget(share float64) (eventlog.ChildBudget, error) {
-	b := l.cfg.Options.Budget
-	if b == nil || b.MaxTokens <= 0 && b.MaxCost <= 0 {
-		return eventlog.ChildBudget{}, nil
-	}
-	if share == 0 {
-		share = signals.DefaultBudgetShare
-	}
-	heldTokens, heldCost := l.reserved()
-	u := l.state.Usage
-	var out eventlog.ChildBudget
-	if b.MaxTokens > 0 {
-		left := b.MaxTokens - u.InputTokens - u.OutputTokens - heldTokens
-		if out.MaxTokens = int64(float64(left) * share); out.MaxTokens <= 0 {
-			return out, fmt.Errorf("%w: no token budget left to share", signals.ErrInvalidSpawn)
-		}
-	}
-	if b.MaxCost > 0 {
-		left := b.MaxCost - b.Prices.Cost(u) - heldCost
-		if out.MaxCost = left * share; out.MaxCost <= 0 {
-			return out, fmt.Errorf("%w: no cost budget left to share", signals.ErrInvalidSpawn)
-		}
-	}
-	return out, nil
-}
-
-// reserved is what this agent's children may still spend of the budgets
-// they were given: it is not this agent's to spend.
-func (l *Loop) reserved() (tokens int64, cost float64) {
-	var prices signals.Prices
-	if b := l.cfg.Options.Budget; b != nil {
-		prices = b.Prices
-	}
-	for _, c := range l.state.Children {
-		if c.Budget.MaxTokens > 0 {
-			tokens += max(0, c.Budget.MaxTokens-c.Spent.InputTokens-c.Spent.OutputTokens)
-		}
-		if c.Budget.MaxCost > 0 {
-			cost += max(0, c.Budget.MaxCost-prices.Cost(c.Spent))
-		}
-	}
-	return tokens, cost
 }
 
 // childStarted applies StartChild's outcome: a detached spawn answers now;

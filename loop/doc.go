@@ -93,17 +93,18 @@
 //
 // # Orchestration, not yet a machine of its own
 //
-// Children, decisions by people and durable waits (children.go,
-// orchestrate.go, about 600 lines and 23 of Loop's methods) are still
-// methods of Loop. As a sub-machine they would take their own inputs
-// (SpawnChild, Decide, ChildStart, ChildReport, ChildClosed, ParentGone, a
-// decide or wait TimerFired, and the start of a spawn_agent, ask_human or
-// wait call) and give back their own outputs: the events to record, in
-// order, the commands (StartChild, SignalChild, StartTimer, CancelTimer)
-// and the calls they answered (a toolCall's answer or settle, by call ID),
-// which Loop would then apply and follow with runTools. What would move
-// with them is the call-timer set (timers) and the budget and options
-// rules (childStart, childBudget, reserved). What keeps them in Loop
+// The rules a child starts by (its options, task queue and budget share)
+// are spawns (spawn.go): they read the config and the fold and change
+// nothing. Children, decisions by people and durable waits themselves
+// (children.go, orchestrate.go, about 470 lines and 19 of Loop's methods)
+// are still methods of Loop. As a sub-machine they would take their own
+// inputs (SpawnChild, Decide, ChildStart, ChildReport, ChildClosed,
+// ParentGone, a decide or wait TimerFired, and the start of a spawn_agent,
+// ask_human or wait call) and give back their own outputs: the events to
+// record, in order, the commands (StartChild, SignalChild, StartTimer,
+// CancelTimer) and the calls they answered (a toolCall's answer or settle,
+// by call ID), which Loop would then apply and follow with runTools. The
+// call-timer set (timers) would move with them. What keeps them in Loop
 // today: they record through l.record and decide on what the fold holds
 // (Children, Pending, Waits, Usage), they share the dedupe window (recent)
 // with the inbox, and a wakeful message ends interruptible waits

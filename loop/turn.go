@@ -246,7 +246,7 @@ func (l *Loop) overBudget() string {
 	if b == nil {
 		return ""
 	}
-	tokens, cost := l.reserved()
+	tokens, cost := l.spawns().reserved()
 	u := l.state.Usage
 	if used := u.InputTokens + u.OutputTokens; b.MaxTokens > 0 && used+tokens >= b.MaxTokens {
 		return fmt.Sprintf("token budget exhausted: %d of %d tokens used", used, b.MaxTokens) + held(tokens > 0, fmt.Sprint(tokens))
