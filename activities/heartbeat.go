@@ -43,7 +43,12 @@ func startBeat(ctx context.Context, every time.Duration, details ...any) *beat {
 	b := &beat{}
 	b.latest.Store(&details)
 	done, exited := make(chan struct{}), make(chan struct{})
-	activity.RecordHeartbeat(ctx, details...)
+	// The SDK sends a first heartbeat at once and waits for the server's
+	// answer: with details to publish that is the point; without, it
+	// would only delay the work by a round trip, so the first tick sends it.
+	if len(details) > 0 {
+		activity.RecordHeartbeat(ctx, details...)
+	}
 	go func() {
 		defer close(exited)
 		t := time.NewTicker(every)
