@@ -29,6 +29,7 @@ type settings struct {
 	profiles  []workerfx.Profile
 	providers map[string]activities.Provider
 	provider  string
+	defaults  []string
 	extra     []fx.Option
 }
 
@@ -79,6 +80,15 @@ func WithTools(ts ...tools.Tool) Option {
 // worker of a task queue must offer the same hooks.
 func WithHooks(hs ...hook.Hook) Option {
 	return func(s *settings) { s.hooks = append(s.hooks, hs...) }
+}
+
+// WithDefaultHooks names the hooks, in chain order, that agents whose
+// options name none (signals.AgentOptions.Hooks nil) enable, in place of
+// the built-in defaults hook.CompactionName, hook.RetryName and
+// hook.TurnBudgetName: name those too to keep them. Every worker of a task
+// queue must name the same; a run keeps the defaults it started with.
+func WithDefaultHooks(names ...string) Option {
+	return func(s *settings) { s.defaults = append([]string{}, names...) }
 }
 
 // WithProfile adds a kind of child agent spawn_agent may start under name.

@@ -38,6 +38,9 @@ func NewWorker(opts ...Option) (*Worker, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.defaults != nil {
+		cfg.Workflow.DefaultHooks = s.defaults
+	}
 	return &Worker{cfg: cfg, logs: s.logs, fx: s.fxOptions()}, nil
 }
 
@@ -95,8 +98,6 @@ func Main(prog string, opts ...Option) int {
 	case err != nil:
 		return startup.Refuse(s.logs, prog, err)
 	}
-	if w.ran.Swap(true) {
-		return startup.Refuse(s.logs, prog, ErrRan)
-	}
+	w.ran.Store(true)
 	return tetherfx.RunAs(prog, w.cfg, w.logs, w.fx...)
 }
