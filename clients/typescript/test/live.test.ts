@@ -1,0 +1,162 @@
+// The client against a live Tether: the Go test ts_test.go starts an
+// embedded Temporal server and a worker on the scripted model (which answers
+// "/say TEXT" with TEXT and runs "/tool NAME {args}"), and sets
+// TETHER_ADDRESS. Without it these tests skip.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  AgentHandle, AlreadyExistsError, ClosedError, EventlogEnvelope, InvalidMessageError, NoSuchDecisionError,
+  ReusedMessageIDError, TetherClient,
+} from '../src';
+
+const address = process.env.TETHER_ADDRESS;
+const skip = address ? false : 'TETHER_ADDRESS is not set: run `go test ./clients/typescript/` to start a live Tether';
+
+// Each live test ends within a minute, or fails.
+const t60 = { timeout: 60_000 };
+
+let tether: TetherClient;
+let n = 0;
+const fresh = (name: string): string => `ts-${name}-${process.pid}-${++n}`;
+
+function texts(log: EventlogEnvelope[], type: string): string[] {
+  return log.filter((e) => e.type === type).map((e) => String((e.data as { text?: string; content?: string }).text ??
+    (e.data as { content?: string }).content));
+}
+
+async function blockedCall(h: AgentHandle): Promise<string> {
+  const st = await h.waitIdle({ orBlocked: true, timeoutMs: 30_000 });
+  assert.equal(st.pending?.length, 1, 'one call waits for a person');
+  return st.pending![0].call_id;
+}
+
+describe('against a live Tether', { skip }, () => {
+  before(async () => {
+    tether = await TetherClient.connect({
+      address, namespace: process.env.TETHER_NAMESPACE, taskQueue: process.env.TETHER_TASK_QUEUE,
+    });
+  });
+  after(async () => tether?.close());
+
+  test('create, an acknowledged followup, wait for idle, status and the log', t60, async () => {
+    const h = await tether.create({ id: fresh('basic'), first: '/say first answer' });
+    await h.waitIdle({ timeoutMs: 30_000 });
+    const ack = await h.followup('/say second answer', { id: 'second' });
+    assert.equal(ack.message_id, 'second');
+    assert.ok(ack.seq > 0, `the ack names its inbox/inserted event: ${ack.seq}`);
+    const st = await h.waitIdle({ timeoutMs: 30_000 });
+    assert.equal(st.turn, 2);
+    assert.equal(st.disposed, false);
+    const log = await h.log();
+    assert.deepEqual(log.map((e) => e.seq), log.map((_, i) => i), 'the log is whole, in order');
+    assert.equal(log[ack.seq].type, 'inbox/inserted');
+    assert.deepEqual(texts(log, 'assistant/message'), ['first answer', 'second answer']);
+    const page = await h.logPage({ from: 1, limit: 2 });
+    assert.deepEqual(page.events?.map((e) => e.seq), [1, 2]);
+    assert.equal(page.next, 3);
+    assert.equal(page.len, log.length);
+  });
+
+  test('an ID is the dedupe key: the same message again is the first answer, other content is refused', t60, async () => {
+    const h = await tether.create({ id: fresh('dedupe') });
+    const first = await h.followup('/say once', { id: 'order-1' });
+    const again = await h.followup('/say once', { id: 'order-1' });
+    assert.deepEqual(again, first);
+    await assert.rejects(h.followup('/say twice', { id: 'order-1' }), ReusedMessageIDError);
+    await assert.rejects(h.followup('   '), (err: unknown) => err instanceof InvalidMessageError &&
+      err.type === 'tether.InvalidMessage', 'the agent refuses blank content with a typed rejection');
+    await assert.rejects(h.followup('hi', { id: 'has space' }), InvalidMessageError);
+    await h.waitIdle({ timeoutMs: 30_000 });
+    const log = await h.log();
+    assert.deepEqual(texts(log, 'assistant/message'), ['once'], 'the duplicate ran no second turn');
+  });
+
+  test('steer, inject and a signalled followup reach the agent', t60, async () => {
+    const h = await tether.create({ id: fresh('lists') });
+    const sig = await h.followup('/say by signal', { signal: true, id: 'sig-1' });
+    assert.deepEqual(sig, { message_id: 'sig-1', seq: -1 });
+    await h.waitIdle({ timeoutMs: 30_000 });
+    const inj = await h.inject('context for later');
+    assert.ok(inj.seq > 0);
+    const st = await h.status();
+    assert.equal(st.next_step?.length, 1, 'an inject does not wake the agent');
+    await h.steer('/say steered');
+    await h.waitIdle({ timeoutMs: 30_000 });
+    const log = await h.log();
+    assert.deepEqual(texts(log, 'assistant/message'), ['by signal', 'steered']);
+  });
+
+  test('create refuses an ID in use and an ID whose agent was disposed', t60, async () => {
+    const id = fresh('once');
+    const h = await tether.create({ id, first: '/say hi' });
+    await assert.rejects(tether.create({ id }), AlreadyExistsError);
+    await h.waitIdle({ timeoutMs: 30_000 });
+    const res = await h.dispose('done');
+    assert.ok(res.log_len > 0, `the result says the log's length: ${res.log_len}`);
+    await assert.rejects(tether.create({ id }), AlreadyExistsError, 'an ID is never used again');
+    await assert.rejects(h.followup('/say late'), ClosedError);
+    assert.equal((await h.status()).disposed, true, 'a disposed agent still reads as it last was');
+  });
+
+  test('approve and deny a call that waits for approval', t60, async () => {
+    const h = await tether.create({
+      id: fresh('approve'), first: '/tool calculate {"expression":"6*7"}',
+      options: { hooks: null, tools: ['calculate'], approval: { tools: ['calculate'] } },
+    });
+    const call = await blockedCall(h);
+    await assert.rejects(h.deny('no-such-call', 'ops', 'x'), NoSuchDecisionError);
+    const d = await h.approve(call, 'ops', 'fine');
+    assert.equal(d.call_id, call);
+    assert.ok(d.seq > 0);
+    await h.waitIdle({ timeoutMs: 30_000 });
+    await assert.rejects(h.approve(call, 'ops', 'again'), NoSuchDecisionError, 'a call is decided once');
+    const results = (await h.log()).filter((e) => e.type === 'tool/result').map((e) => (e.data as { content: string }).content);
+    assert.deepEqual(results, ['42']);
+  });
+
+  test('answer an ask_human question', t60, async () => {
+    const h = await tether.create({ id: fresh('ask'), first: '/tool ask_human {"question":"which colour?"}',
+      options: { hooks: null, tools: ['ask_human'] },
+    });
+    const call = await blockedCall(h);
+    await h.answer(call, 'me', 'green');
+    await h.waitIdle({ timeoutMs: 30_000 });
+    const log = await h.log();
+    const made = log.filter((e) => e.type === 'decision/made').map((e) => e.data);
+    assert.equal(made.length, 1);
+    assert.equal((made[0] as { text: string }).text, 'green');
+    const results = log.filter((e) => e.type === 'tool/result').map((e) => (e.data as { content: string }).content);
+    assert.deepEqual(results, ['green'], 'the answer is the call\'s result');
+  });
+
+  test('cancel ends a turn that waits', t60, async () => {
+    const h = await tether.create({ id: fresh('cancel'), first: '/tool wait {"seconds":600}',
+      options: { hooks: null, tools: ['wait'] },
+    });
+    for (let st = await h.status(); !st.in_turn || (st.waits?.length ?? 0) === 0; st = await h.status()) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await h.cancel('enough');
+    const st = await h.waitIdle({ timeoutMs: 30_000 });
+    assert.equal(st.in_turn, false);
+    const ends = (await h.log()).filter((e) => e.type === 'turn/end').map((e) => e.data as { reason: string });
+    assert.equal(ends.length, 1);
+    assert.equal(ends[0].reason, 'canceled');
+  });
+
+  test('the log reads across Continue-As-New', t60, async () => {
+    // The worker continues a run as new after 3 turns (MaxRunTurns).
+    const h = await tether.create({ id: fresh('chain'), first: '/say turn 1' });
+    for (let i = 2; i <= 5; i++) {
+      await h.waitIdle({ timeoutMs: 30_000 });
+      await h.followup(`/say turn ${i}`);
+    }
+    const st = await h.waitIdle({ timeoutMs: 30_000 });
+    assert.ok((st.runs ?? 1) >= 2, `the agent continued as new: runs ${st.runs}`);
+    const latest = await h.logPage({ from: 0 });
+    assert.ok((latest.base ?? 0) > 0 && latest.prev_run, 'the latest run starts from a base and names the run before');
+    const log = await h.log();
+    assert.deepEqual(log.map((e) => e.seq), log.map((_, i) => i), 'sequence numbers continue across the chain');
+    assert.deepEqual(texts(log, 'assistant/message'), [1, 2, 3, 4, 5].map((i) => `turn ${i}`));
+  });
+});
