@@ -119,26 +119,26 @@ func At(t time.Time) SendOption { return func(o *sendOptions) { o.at = t } }
 
 // Followup queues content for a turn of its own and wakes the agent.
 func (h *Handle) Followup(ctx context.Context, content string, opts ...SendOption) (signals.Ack, error) {
-	return h.message(ctx, signals.FollowupSignal, signals.FollowupUpdate, content, eventlog.NextTurn, true, opts)
+	return h.message(ctx, signals.Followup, content, opts)
 }
 
 // Steer queues content for the next step boundary and wakes the agent.
 func (h *Handle) Steer(ctx context.Context, content string, opts ...SendOption) (signals.Ack, error) {
-	return h.message(ctx, signals.SteerSignal, signals.SteerUpdate, content, eventlog.NextStep, true, opts)
+	return h.message(ctx, signals.Steer, content, opts)
 }
 
 // Inject queues content for the next step boundary without waking the agent.
 func (h *Handle) Inject(ctx context.Context, content string, opts ...SendOption) (signals.Ack, error) {
-	return h.message(ctx, signals.InjectSignal, signals.InjectUpdate, content, eventlog.NextStep, false, opts)
+	return h.message(ctx, signals.Inject, content, opts)
 }
 
 // Send routes content to list, waking the agent when wake is set.
 func (h *Handle) Send(ctx context.Context, content string, list eventlog.List, wake bool, opts ...SendOption) (signals.Ack, error) {
-	return h.send(ctx, content, list, wake, options(opts))
+	return h.send(ctx, content, signals.Route{List: list, Wake: wake}, options(opts))
 }
 
-func (h *Handle) send(ctx context.Context, content string, list eventlog.List, wake bool, o sendOptions) (signals.Ack, error) {
-	s := signals.Send{Message: signals.Message{ID: o.id, Content: content}, List: list, Wake: wake, At: o.at}
+func (h *Handle) send(ctx context.Context, content string, rt signals.Route, o sendOptions) (signals.Ack, error) {
+	s := rt.Send(signals.Message{ID: o.id, Content: content}, o.at)
 	if err := signals.ValidateSend(s); err != nil {
 		return signals.Ack{}, err
 	}
@@ -151,23 +151,23 @@ func (h *Handle) send(ctx context.Context, content string, list eventlog.List, w
 	return signals.Ack{MessageID: s.ID, Seq: -1}, signal(ctx, h, signals.SendSignal, s)
 }
 
-// message validates and delivers m; Unacknowledged, the ack's Seq is -1
-// (unknown until the workflow records it). A message for later goes as a
-// send to the operation's list.
-func (h *Handle) message(ctx context.Context, sig signals.Signal[signals.Message], upd signals.Update[signals.Message, signals.Ack],
-	content string, list eventlog.List, wake bool, opts []SendOption) (signals.Ack, error) {
+// message validates and delivers content by op; Unacknowledged, the ack's
+// Seq is -1 (unknown until the workflow records it). A message for later
+// goes as a send on the operation's route (signals.MessageOp), which the
+// workflow reads too.
+func (h *Handle) message(ctx context.Context, op signals.MessageOp, content string, opts []SendOption) (signals.Ack, error) {
 	o := options(opts)
 	if !o.at.IsZero() {
-		return h.send(ctx, content, list, wake, o)
+		return h.send(ctx, content, op.Route, o)
 	}
 	m := signals.Message{ID: o.id, Content: content}
 	if err := signals.ValidateMessage(m); err != nil {
 		return signals.Ack{}, err
 	}
 	if !o.signal {
-		return deliverMessage(ctx, h, upd, m.ID, m.Content, o.chosen, m)
+		return deliverMessage(ctx, h, op.Update, m.ID, m.Content, o.chosen, m)
 	}
-	return signals.Ack{MessageID: m.ID, Seq: -1}, signal(ctx, h, sig, m)
+	return signals.Ack{MessageID: m.ID, Seq: -1}, signal(ctx, h, op.Signal, m)
 }
 
 func options(opts []SendOption) sendOptions {

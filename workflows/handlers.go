@@ -8,22 +8,8 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/tetherdev/tether/eventlog"
 	"github.com/tetherdev/tether/loop"
 	"github.com/tetherdev/tether/signals"
-)
-
-// route says where a message operation puts its message.
-type route struct {
-	list eventlog.List
-	wake bool
-	at   time.Time // a send's time; zero = now
-}
-
-var (
-	followupRoute = route{eventlog.NextTurn, true, time.Time{}}
-	steerRoute    = route{eventlog.NextStep, true, time.Time{}}
-	injectRoute   = route{eventlog.NextStep, false, time.Time{}}
 )
 
 // errNotAccepting answers a message the loop could not record.
@@ -33,23 +19,16 @@ var errNotAccepting = errors.New("agent is not accepting messages")
 // the workflow's first blocking call. Handlers only turn messages into loop
 // requests; the loop records the events.
 func (r *run) register(ctx workflow.Context) error {
-	for _, u := range []struct {
-		name string
-		rt   route
-	}{
-		{signals.FollowupUpdate.Name, followupRoute},
-		{signals.SteerUpdate.Name, steerRoute},
-		{signals.InjectUpdate.Name, injectRoute},
-	} {
-		if err := r.messageUpdate(ctx, u.name, u.rt); err != nil {
+	// Followup, steer and inject route as signals.MessageOps says, the
+	// table the client reads too; a send names its own route.
+	for _, op := range signals.MessageOps() {
+		if err := r.messageUpdate(ctx, op.Update.Name, op.Route); err != nil {
 			return err
 		}
+		r.receive(ctx, op.Signal.Name, func(m signals.Message) { r.accept(ctx, m, op.Route, time.Time{}) })
 	}
-	r.receive(ctx, signals.FollowupSignal.Name, func(m signals.Message) { r.accept(ctx, m, followupRoute) })
-	r.receive(ctx, signals.SteerSignal.Name, func(m signals.Message) { r.accept(ctx, m, steerRoute) })
-	r.receive(ctx, signals.InjectSignal.Name, func(m signals.Message) { r.accept(ctx, m, injectRoute) })
 	r.inlets = append(r.inlets,
-		receive(ctx, signals.SendSignal.Name, func(s signals.Send) { r.accept(ctx, s.Message, route{s.List, s.Wake, s.At}) }),
+		receive(ctx, signals.SendSignal.Name, func(s signals.Send) { r.accept(ctx, s.Message, s.Route(), s.At) }),
 		receive(ctx, signals.CancelSignal.Name, func(c signals.Cancel) {
 			r.request(ctx, loop.Cancel{Cause: c.Cause, KeepInbox: c.KeepInbox})
 		}),
@@ -82,17 +61,17 @@ func (r *run) register(ctx workflow.Context) error {
 
 // accept records a signalled message. A signal cannot answer, so a refused
 // one is logged and left out of the session log; callers that need to know
-// use the update of the same name.
-func (r *run) accept(ctx workflow.Context, m signals.Message, rt route) {
-	if rd := r.request(ctx, loop.Accept{Message: m, List: rt.list, Wake: rt.wake, At: rt.at}); rd.Err != nil {
-		r.logger(ctx).Warn("Message rejected", "message_id", m.ID, "list", rt.list, "error", rd.Err)
+// use the update of the same name. A zero at delivers now.
+func (r *run) accept(ctx workflow.Context, m signals.Message, rt signals.Route, at time.Time) {
+	if rd := r.request(ctx, loop.Accept{Message: m, List: rt.List, Wake: rt.Wake, At: at}); rd.Err != nil {
+		r.logger(ctx).Warn("Message rejected", "message_id", m.ID, "list", rt.List, "error", rd.Err)
 	}
 }
 
 // acked accepts a message for an update and answers its ack.
-func (r *run) acked(ctx workflow.Context, m signals.Message, rt route) (signals.Ack, error) {
+func (r *run) acked(ctx workflow.Context, m signals.Message, rt signals.Route, at time.Time) (signals.Ack, error) {
 	r.drainSignals()
-	rd := r.request(ctx, loop.Accept{Message: m, List: rt.list, Wake: rt.wake, At: rt.at})
+	rd := r.request(ctx, loop.Accept{Message: m, List: rt.List, Wake: rt.Wake, At: at})
 	switch {
 	case rd.Err != nil:
 		return signals.Ack{}, reject(rd.Err)
@@ -102,9 +81,11 @@ func (r *run) acked(ctx workflow.Context, m signals.Message, rt route) (signals.
 	return signals.Ack{MessageID: m.ID, Seq: rd.Recorded[0].Seq}, nil
 }
 
-func (r *run) messageUpdate(ctx workflow.Context, name string, rt route) error {
+func (r *run) messageUpdate(ctx workflow.Context, name string, rt signals.Route) error {
 	return workflow.SetUpdateHandlerWithOptions(ctx, name,
-		func(ctx workflow.Context, m signals.Message) (signals.Ack, error) { return r.acked(ctx, m, rt) },
+		func(ctx workflow.Context, m signals.Message) (signals.Ack, error) {
+			return r.acked(ctx, m, rt, time.Time{})
+		},
 		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, m signals.Message) error {
 			if err := r.loop.Check(m); err != nil {
 				return reject(err)
@@ -117,7 +98,7 @@ func (r *run) messageUpdate(ctx workflow.Context, name string, rt route) error {
 func (r *run) sendUpdate(ctx workflow.Context) error {
 	return workflow.SetUpdateHandlerWithOptions(ctx, signals.SendUpdate.Name,
 		func(ctx workflow.Context, s signals.Send) (signals.Ack, error) {
-			return r.acked(ctx, s.Message, route{s.List, s.Wake, s.At})
+			return r.acked(ctx, s.Message, s.Route(), s.At)
 		},
 		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, s signals.Send) error {
 			if err := signals.ValidateSend(s); err != nil {
