@@ -167,7 +167,11 @@ type SystemMessage struct {
 	Content string `json:"content,omitempty"`
 }
 
-// UserMessage records a claimed message entering the model's context.
+// UserMessage records a claimed message entering the model's context. It
+// is an event, not a message in transit (signals.Message) or in the inbox
+// (Pending): its wire form is the session log's, locked by golden files
+// ("message_id", both keys omitted when empty), so it stays a type of its
+// own though it carries the same ID and content.
 type UserMessage struct {
 	MessageID MessageID `json:"message_id,omitempty"`
 	Content   string    `json:"content,omitempty"`

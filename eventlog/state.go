@@ -6,7 +6,12 @@ import (
 	"slices"
 )
 
-// Pending is a message waiting in one of the inbox lists.
+// Pending is a message waiting in one of the inbox lists. It is not the
+// client's signals.Message, though it shares its ID, content and their
+// keys: it also holds Wake, kept from the message's route so the inbox can
+// tell due work (Inbox.Due, Inbox.Steering) later, and it is the inbox's
+// persisted form (status views, Continue-As-New seeds), whose keys never
+// change. eventlog cannot name signals' type, which imports eventlog.
 type Pending struct {
 	ID      MessageID `json:"id"`
 	Content string    `json:"content"`
