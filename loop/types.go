@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/tetherdev/tether/eventlog"
 	"github.com/tetherdev/tether/signals"
 )
 
@@ -30,11 +29,9 @@ type Tool struct {
 	MCP *signals.MCPGrant
 }
 
-// Message is a claimed message offered to pre-step.
-type Message struct {
-	ID      eventlog.MessageID
-	Content string
-}
+// Message is a claimed message offered to pre-step: the message as a
+// client sent it (signals.Message), one type for the same two fields.
+type Message = signals.Message
 
 // Decision is pre-step's answer for one claimed batch.
 type Decision struct {
