@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/tetherdev/tether/agent"
 	"github.com/tetherdev/tether/bench/workload"
 	"github.com/tetherdev/tether/fx/temporalfx"
+	"github.com/tetherdev/tether/internal/devserver"
 	"github.com/tetherdev/tether/signals"
 	"github.com/tetherdev/tether/workflows"
 )
@@ -47,7 +49,7 @@ func latencyTarget(tb testing.TB) latencyServer {
 	tb.Helper()
 	addr := os.Getenv(envAddress)
 	if addr == "" {
-		return latencyServer{env: server(tb, registerFloor), name: "embedded", queue: signals.TaskQueue, prefix: "latency-"}
+		return embeddedTarget(tb)
 	}
 	c, err := dialAddress(addr)
 	if err != nil {
@@ -65,6 +67,69 @@ func latencyTarget(tb testing.TB) latencyServer {
 	}
 	tb.Cleanup(w.Stop)
 	return latencyServer{env: &env{c: c, agents: agent.New(c, queue)}, name: addr, queue: queue, prefix: "latency-" + run + "-"}
+}
+
+// envDynamicConfig adds dynamic config to the embedded server of the
+// turn latency benchmark, as comma-separated key=value pairs (integers and
+// booleans as such), e.g. history.transferProcessorMaxPollRPS=1000: what
+// a server setting is worth to a turn, measured side by side.
+const envDynamicConfig = "TETHER_BENCH_DYNAMIC_CONFIG"
+
+// embeddedTarget is the embedded server, with envDynamicConfig's settings
+// if any, and a worker running the workload and the floor.
+func embeddedTarget(tb testing.TB) latencyServer {
+	tb.Helper()
+	extra, err := parseDynamicConfig(os.Getenv(envDynamicConfig))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if len(extra) == 0 {
+		return latencyServer{env: server(tb, registerFloor), name: "embedded", queue: signals.TaskQueue, prefix: "latency-"}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	srv, err := devserver.Start(ctx, devserver.Options{SearchAttributes: devserver.DefaultSearchAttributes(), DynamicConfig: extra})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = srv.Stop() })
+	c, err := dial(srv.HostPort(), srv.Namespace())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(c.Close)
+	w, err := newWorker(c, signals.TaskQueue, workload.Model{}, workloadTools(), workflows.Config{}, registerFloor)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := w.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(w.Stop)
+	return latencyServer{env: &env{srv: srv, c: c, agents: agent.New(c, signals.TaskQueue)},
+		name: "embedded with " + os.Getenv(envDynamicConfig), queue: signals.TaskQueue, prefix: "latency-"}
+}
+
+// parseDynamicConfig reads envDynamicConfig's form.
+func parseDynamicConfig(s string) (map[string]any, error) {
+	out := map[string]any{}
+	for _, kv := range strings.Split(s, ",") {
+		if kv = strings.TrimSpace(kv); kv == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("%s: %q is not key=value", envDynamicConfig, kv)
+		}
+		if n, err := strconv.Atoi(v); err == nil {
+			out[k] = n
+		} else if b, err := strconv.ParseBool(v); err == nil {
+			out[k] = b
+		} else {
+			out[k] = v
+		}
+	}
+	return out, nil
 }
 
 // dialAddress dials the server at addr with Temporal's environment
@@ -117,4 +182,13 @@ func TestTurnLatencyRunsAgainstAServerGivenByAddress(t *testing.T) {
 		require.Len(t, ph.modelRun, 2, s.name)
 		require.NotEmpty(t, ph.wftDispatch, s.name)
 	}
+}
+
+func TestDynamicConfigForTheEmbeddedServerIsReadAsKeyValuePairs(t *testing.T) {
+	got, err := parseDynamicConfig("history.transferProcessorMaxPollRPS=1000, system.enableActivityEagerExecution=false,k=v")
+	require.NoError(t, err)
+	require.Equal(t, map[string]any{"history.transferProcessorMaxPollRPS": 1000,
+		"system.enableActivityEagerExecution": false, "k": "v"}, got)
+	_, err = parseDynamicConfig("history.transferProcessorMaxPollRPS")
+	require.ErrorContains(t, err, "is not key=value")
 }
