@@ -6,7 +6,10 @@
 //
 // Beside the contract it holds what the workflow, the activities,
 // projection and the client must compute alike, so no two of them can
-// disagree: the durable ID formats and their parsers (activity, timer,
+// disagree: each message operation's route (MessageOp: Followup, Steer,
+// Inject, with the inbox list and whether it wakes the agent), which the
+// client sends by and the workflow registers its handlers from; the
+// durable ID formats and their parsers (activity, timer,
 // child-agent, report and message IDs, MCP grants); the journal codec, the
 // compact form in which session events travel in history (Journal,
 // NewJournal, Envelopes; the events every turn records as arrays of
