@@ -30,31 +30,29 @@ type Payment struct {
 	AmountCents int64  `json:"amount_cents"`
 }
 
-// SendPayment is the send_payment tool. It is Idempotent because it
+// PaymentArgs are send_payment's arguments.
+type PaymentArgs struct {
+	To          string `json:"to" jsonschema:"who is paid" tool:"minLength=1,maxLength=64"`
+	AmountCents int64  `json:"amount_cents" jsonschema:"the amount in euro cents" tool:"minimum=1,maximum=1000000"`
+}
+
+// SendPayment is the send_payment tool. It is idempotent because it
 // dedupes on the key, and Sequential so two payments of one step are
 // never in flight at once.
 func (l *Ledger) SendPayment() tools.Tool {
-	return tools.Tool{
-		Name:        "send_payment",
-		Description: "Pay an amount in euro cents to a recipient. The payment cannot be undone.",
-		Parameters: json.RawMessage(`{"type":"object","properties":{
-			"to":{"type":"string","minLength":1,"maxLength":64},
-			"amount_cents":{"type":"integer","minimum":1,"maximum":1000000}},
-			"required":["to","amount_cents"],"additionalProperties":false}`),
-		Mode: tools.Sequential, Idempotent: true,
-		Run: l.pay,
-	}
+	return tools.New("send_payment", "Pay an amount in euro cents to a recipient. The payment cannot be undone.",
+		l.pay, tools.WithMode(tools.Sequential), tools.AsIdempotent())
 }
 
-func (l *Ledger) pay(ctx context.Context, call tools.Call) (tools.Result, error) {
-	var p Payment
-	if err := json.Unmarshal(call.Arguments, &p); err != nil {
-		return tools.Result{}, tools.ErrorResult(err)
+func (l *Ledger) pay(ctx context.Context, args PaymentArgs) (string, error) {
+	call, ok := tools.CallOf(ctx)
+	if !ok || call.IdempotencyKey == "" {
+		return "", errors.New("send_payment runs only as a tool call, which has an idempotency key")
 	}
-	p.Key = call.IdempotencyKey
+	p := Payment{Key: call.IdempotencyKey, To: args.To, AmountCents: args.AmountCents}
 	recorded, err := l.record(p)
 	if err != nil {
-		return tools.Result{}, err // retryable: the ledger was not written
+		return "", err // retryable: the ledger was not written
 	}
 	if !recorded {
 		slog.Info("Payment already in the ledger under this call's key; not paying again", "key", p.Key)
@@ -63,13 +61,13 @@ func (l *Ledger) pay(ctx context.Context, call tools.Call) (tools.Result, error)
 	select { // the payment is made; its confirmation takes a while
 	case <-time.After(l.ConfirmDelay):
 	case <-ctx.Done():
-		return tools.Result{}, ctx.Err()
+		return "", ctx.Err()
 	}
 	return paid(p), nil
 }
 
-func paid(p Payment) tools.Result {
-	return tools.Result{Content: fmt.Sprintf("paid %d.%02d EUR to %s (payment %s)", p.AmountCents/100, p.AmountCents%100, p.To, p.Key)}
+func paid(p Payment) string {
+	return fmt.Sprintf("paid %d.%02d EUR to %s (payment %s)", p.AmountCents/100, p.AmountCents%100, p.To, p.Key)
 }
 
 // record appends p unless a payment with its key is in the ledger already,

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/tetherdev/tether/activities/tools"
@@ -13,26 +12,19 @@ var facts = map[string]string{
 	"venus": "A day on Venus is longer than its year.",
 }
 
+// FactArgs are lookup_fact's arguments.
+type FactArgs struct {
+	Topic string `json:"topic" jsonschema:"the planet" tool:"enum=mars|venus"`
+}
+
 // LookupFact is the researcher's tool: a read-only lookup.
 func LookupFact() tools.Tool {
-	return tools.Tool{
-		Name:        "lookup_fact",
-		Description: "Look up a fact about a planet (mars, venus).",
-		Parameters: json.RawMessage(`{"type":"object","properties":{"topic":{"type":"string","enum":["mars","venus"]}},
-			"required":["topic"],"additionalProperties":false}`),
-		Local: true, Idempotent: true,
-		Run: func(_ context.Context, call tools.Call) (tools.Result, error) {
-			var args struct {
-				Topic string `json:"topic"`
-			}
-			if err := json.Unmarshal(call.Arguments, &args); err != nil {
-				return tools.Result{}, tools.ErrorResult(err)
-			}
+	return tools.New("lookup_fact", "Look up a fact about a planet (mars, venus).",
+		func(_ context.Context, args FactArgs) (string, error) {
 			fact, ok := facts[args.Topic]
 			if !ok {
-				return tools.Result{}, tools.ErrorResult(fmt.Errorf("no fact about %q", args.Topic))
+				return "", tools.ErrorResult(fmt.Errorf("no fact about %q", args.Topic))
 			}
-			return tools.Result{Content: fact}, nil
-		},
-	}
+			return fact, nil
+		}, tools.AsLocal(), tools.AsIdempotent())
 }

@@ -1,10 +1,11 @@
 // Command orchestrator is a Tether worker with two child profiles: an
 // agent with the spawn_agent tool hands work to a "researcher" child, which
 // may look facts up (lookup_fact), and to a "reviewer" child, which may
-// only read the clock (current_time), whatever else its parent may. A profile gives a child its
-// system prompt and cuts its tools to the profile's (never more than the
-// parent's); spawn_agent waits for the child's answer by default, and the
-// parent's model reads it as the call's result.
+// only read the clock (current_time), whatever else its parent may. A
+// profile gives a child its system prompt and cuts its tools to the
+// profile's (never more than the parent's); spawn_agent waits for the
+// child's answer by default, and the parent's model reads it as the call's
+// result.
 //
 //	go run ./examples/orchestrator --dev
 //	go run ./cmd/starter start --tools spawn_agent,lookup_fact,current_time --wait \

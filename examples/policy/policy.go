@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -49,38 +50,31 @@ func EmailPolicy() hook.Hook {
 	}}
 }
 
+// email is send_email's arguments.
 type email struct {
-	To      string `json:"to"`
-	Subject string `json:"subject"`
+	To      string `json:"to" jsonschema:"the recipient's address" tool:"pattern=^[^@\\s]+@[^@\\s]+$"`
+	Subject string `json:"subject" tool:"maxLength=200"`
 }
 
 // Outbox is a directory of emails, one file per call.
 type Outbox struct{ Dir string }
 
-// SendEmail is the send_email tool.
+// SendEmail is the send_email tool. It is idempotent: a call writes the
+// file named after its idempotency key, the same file every time it runs.
 func (o Outbox) SendEmail() tools.Tool {
-	return tools.Tool{
-		Name:        "send_email",
-		Description: "Send an email with a subject to an address.",
-		Parameters: json.RawMessage(`{"type":"object","properties":{
-			"to":{"type":"string","pattern":"^[^@\\s]+@[^@\\s]+$"},
-			"subject":{"type":"string","maxLength":200}},
-			"required":["to","subject"],"additionalProperties":false}`),
-		Idempotent: true, // one file per idempotency key
-		Run: func(_ context.Context, call tools.Call) (tools.Result, error) {
-			var e email
-			if err := json.Unmarshal(call.Arguments, &e); err != nil {
-				return tools.Result{}, tools.ErrorResult(err)
+	return tools.New("send_email", "Send an email with a subject to an address.",
+		func(ctx context.Context, e email) (string, error) {
+			call, ok := tools.CallOf(ctx)
+			if !ok || call.IdempotencyKey == "" {
+				return "", errors.New("send_email runs only as a tool call, which has an idempotency key")
 			}
 			if err := os.MkdirAll(o.Dir, 0o700); err != nil {
-				return tools.Result{}, err
+				return "", err
 			}
 			name := filepath.Join(o.Dir, strings.NewReplacer("/", "_", ":", "_").Replace(call.IdempotencyKey)+".eml")
-			body := "To: " + e.To + "\nSubject: " + e.Subject + "\n"
-			if err := os.WriteFile(name, []byte(body), 0o600); err != nil {
-				return tools.Result{}, err
+			if err := os.WriteFile(name, []byte("To: "+e.To+"\nSubject: "+e.Subject+"\n"), 0o600); err != nil {
+				return "", err
 			}
-			return tools.Result{Content: "sent to " + e.To}, nil
-		},
-	}
+			return "sent to " + e.To, nil
+		}, tools.AsIdempotent())
 }

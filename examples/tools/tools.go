@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 
@@ -16,54 +15,37 @@ var orders = map[string]string{
 	"A-1002": "packed, ships tomorrow",
 }
 
+// OrderArgs are order_status's arguments; the model sees their schema.
+type OrderArgs struct {
+	OrderID string `json:"order_id" jsonschema:"the order's ID, such as A-1001" tool:"pattern=^[A-Z]-[0-9]{4}$"`
+}
+
 // OrderStatus is a read-only tool: it only looks up, so a second run of a
-// call is harmless (Idempotent) and it may run inside the workflow task
-// (Local).
+// call is harmless (AsIdempotent) and it may run inside the workflow task
+// (AsLocal).
 func OrderStatus() tools.Tool {
-	return tools.Tool{
-		Name:        "order_status",
-		Description: "Look up the status of an order by its ID, such as A-1001.",
-		Parameters: json.RawMessage(`{"type":"object","properties":{
-			"order_id":{"type":"string","description":"the order's ID, such as A-1001","pattern":"^[A-Z]-[0-9]{4}$"}},
-			"required":["order_id"],"additionalProperties":false}`),
-		Local: true, Idempotent: true,
-		Run: func(_ context.Context, call tools.Call) (tools.Result, error) {
-			var args struct {
-				OrderID string `json:"order_id"`
-			}
-			if err := json.Unmarshal(call.Arguments, &args); err != nil {
-				return tools.Result{}, tools.ErrorResult(err)
-			}
+	return tools.New("order_status", "Look up the status of an order by its ID, such as A-1001.",
+		func(_ context.Context, args OrderArgs) (string, error) {
 			status, ok := orders[args.OrderID]
 			if !ok {
-				return tools.Result{}, tools.ErrorResult(fmt.Errorf("no order %s", args.OrderID))
+				return "", tools.ErrorResult(fmt.Errorf("no order %s", args.OrderID))
 			}
-			return tools.Result{Content: args.OrderID + ": " + status}, nil
-		},
-	}
+			return args.OrderID + ": " + status, nil
+		}, tools.AsLocal(), tools.AsIdempotent())
+}
+
+// QuoteArgs are shipping_quote's arguments.
+type QuoteArgs struct {
+	WeightKG float64 `json:"weight_kg" jsonschema:"the parcel's weight in kilograms" tool:"exclusiveMinimum=0,maximum=30"`
+	Country  string  `json:"country" jsonschema:"the destination country's ISO code" tool:"enum=DE|FR|US"`
 }
 
 // ShippingQuote prices a parcel: a pure computation.
 func ShippingQuote() tools.Tool {
-	return tools.Tool{
-		Name:        "shipping_quote",
-		Description: "Price shipping a parcel of a weight in kilograms to a country (ISO code such as DE).",
-		Parameters: json.RawMessage(`{"type":"object","properties":{
-			"weight_kg":{"type":"number","exclusiveMinimum":0,"maximum":30},
-			"country":{"type":"string","enum":["DE","FR","US"]}},
-			"required":["weight_kg","country"],"additionalProperties":false}`),
-		Idempotent: true,
-		Run: func(_ context.Context, call tools.Call) (tools.Result, error) {
-			var args struct {
-				WeightKG float64 `json:"weight_kg"`
-				Country  string  `json:"country"`
-			}
-			if err := json.Unmarshal(call.Arguments, &args); err != nil {
-				return tools.Result{}, tools.ErrorResult(err)
-			}
+	return tools.New("shipping_quote", "Price shipping a parcel of a weight in kilograms to a country (ISO code such as DE).",
+		func(_ context.Context, args QuoteArgs) (string, error) {
 			base := map[string]float64{"DE": 4.9, "FR": 6.9, "US": 19.9}[args.Country]
 			price := base + 1.5*math.Ceil(args.WeightKG)
-			return tools.Result{Content: fmt.Sprintf("%.2f EUR to %s for %.1f kg", price, args.Country, args.WeightKG)}, nil
-		},
-	}
+			return fmt.Sprintf("%.2f EUR to %s for %.1f kg", price, args.Country, args.WeightKG), nil
+		}, tools.AsIdempotent())
 }
