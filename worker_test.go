@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"io"
+	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -155,4 +156,19 @@ func transcript(t *testing.T, ctx context.Context, h *agent.Handle) string {
 		}
 	}
 	return b.String()
+}
+
+// Main speaks as the program it runs in: a failure to start is one
+// sentence under its name, and exit status 2; -h is 0.
+func TestMainReportsAFailureToStartUnderTheProgramsName(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+	var logs bytes.Buffer
+	require.Equal(t, 2, tether.Main("shop-worker", tether.FromFlags([]string{"--address", addr}), env(nil), tether.WithLog(&logs)))
+	require.Equal(t, "shop-worker: no Temporal server at "+addr+" (connection refused): start one, or run with --dev\n", logs.String())
+	logs.Reset()
+	require.Equal(t, 0, tether.Main("shop-worker", tether.FromFlags([]string{"-h"}), env(nil), tether.WithLog(&logs)))
+	require.Contains(t, logs.String(), "--task-queue")
 }
