@@ -20,7 +20,8 @@ var packageFiles = []string{"package.json", "package-lock.json", "tsconfig.json"
 
 // TestTypeScriptClientAgainstALiveTether runs the TypeScript client's own
 // tests (npm test) against an embedded Temporal server and a Tether worker
-// on the scripted model, and fails with npm's output when they fail.
+// on the scripted model, and fails with npm's output when they fail; then
+// it installs the packed package into an empty project.
 func TestTypeScriptClientAgainstALiveTether(t *testing.T) {
 	npm := requireNode(t)
 	dir := copyPackage(t)
@@ -33,6 +34,25 @@ func TestTypeScriptClientAgainstALiveTether(t *testing.T) {
 	defer cancel()
 	runNpm(ctx, t, npm, dir, env, "ci", "--no-audit", "--no-fund")
 	runNpm(ctx, t, npm, dir, env, "test")
+	requireInstallable(ctx, t, npm, dir, env)
+}
+
+// requireInstallable packs the built package and installs the tarball into
+// an empty project, which then loads it.
+func requireInstallable(ctx context.Context, t *testing.T, npm, dir string, env []string) {
+	t.Helper()
+	runNpm(ctx, t, npm, dir, env, "pack", "--pack-destination", dir)
+	tarballs, err := filepath.Glob(filepath.Join(dir, "*.tgz"))
+	require.NoError(t, err)
+	require.Len(t, tarballs, 1)
+	project := t.TempDir()
+	runNpm(ctx, t, npm, project, env, "init", "-y")
+	runNpm(ctx, t, npm, project, env, "install", "--no-audit", "--no-fund", tarballs[0])
+	load := exec.CommandContext(ctx, "node", "-e",
+		`const t = require("@tetherdev/tether-client"); if (t.AGENT_WORKFLOW !== "tether.Agent" || typeof t.TetherClient !== "function") process.exit(1)`)
+	load.Dir = project
+	out, err := load.CombinedOutput()
+	require.NoError(t, err, "the installed package does not load:\n%s", out)
 }
 
 // requireNode returns npm's path, skipping the test when node is missing.
