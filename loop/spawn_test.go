@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -37,4 +38,30 @@ func TestTheDeepestChildSpawnsNoFurther(t *testing.T) {
 	cfg.Parent.Depth = signals.MaxChildDepth
 	_, _, err = spawns{&cfg, &st}.start("p.child-2", signals.SpawnArgs{Task: "go"})
 	require.ErrorIs(t, err, signals.ErrInvalidSpawn)
+}
+
+// A profile that names no tools gives its child none, after the round trip
+// through the run config's JSON that every profile makes (found by the
+// orchestrator example: omitempty lost the empty list, and the child got
+// all its parent's tools). An omitted list still means the parent's.
+func TestAProfileWithNoToolsGivesItsChildNoneAfterTheRunConfigsRoundTrip(t *testing.T) {
+	in := map[string]signals.Profile{
+		"reviewer": {Options: signals.AgentOptions{SystemPrompt: "Review.", Tools: []string{}}},
+		"helper":   {Options: signals.AgentOptions{SystemPrompt: "Help."}},
+	}
+	b, err := json.Marshal(in)
+	require.NoError(t, err)
+	var profiles map[string]signals.Profile
+	require.NoError(t, json.Unmarshal(b, &profiles))
+
+	cfg := Config{AgentID: "p", Options: signals.AgentOptions{Tools: []string{"calc", "read_file"}}, Profiles: profiles}
+	st := eventlog.NewState(0)
+	start, _, err := spawns{&cfg, &st}.start("p.child-1", signals.SpawnArgs{Task: "look", Profile: "reviewer"})
+	require.NoError(t, err)
+	require.NotNil(t, start.Input.Options.Tools)
+	require.Empty(t, start.Input.Options.Tools, "no tools, as the profile says")
+
+	start, _, err = spawns{&cfg, &st}.start("p.child-2", signals.SpawnArgs{Task: "help", Profile: "helper"})
+	require.NoError(t, err)
+	require.Equal(t, []string{"calc", "read_file"}, start.Input.Options.Tools, "omitted: the parent's")
 }

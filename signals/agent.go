@@ -16,8 +16,11 @@ type AgentOptions struct {
 	// Model is the provider's model name. Empty means the provider's default.
 	Model        string `json:"model,omitempty"`
 	SystemPrompt string `json:"system_prompt,omitempty"`
-	// Tools names the worker's registered tools this agent may call.
-	Tools     []string `json:"tools,omitempty"`
+	// Tools names the worker's registered tools this agent may call. An
+	// empty list is written as such (omitzero), so a profile's "no tools"
+	// survives the run config's round trip; omitted, a profile gives its
+	// child the parent's tools.
+	Tools     []string `json:"tools,omitzero"`
 	MaxTokens int      `json:"max_tokens,omitempty"`
 	// MaxSteps bounds the steps of one turn: the turn-budget hook (on by
 	// default) cancels a turn that would take more, with a recorded reason.
