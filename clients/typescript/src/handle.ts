@@ -1,6 +1,8 @@
 // AgentHandle drives one agent: messages, decisions, status, the log,
 // cancel and dispose (docs/clients.md).
-import { Client, WorkflowHandle, WorkflowNotFoundError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
+import {
+  Client, QueryNotRegisteredError, WorkflowHandle, WorkflowNotFoundError, WorkflowUpdateRPCTimeoutOrCancelledError,
+} from '@temporalio/client';
 import {
   AlreadyIdleError, ClosedError, ContinuingError, DeliveryUnknownError, DisposedError, DuplicateMessageError, BusyError, rejection,
 } from './errors';
@@ -158,8 +160,20 @@ export class AgentHandle {
         return await this.workflow(runId).query<T, unknown[]>(name, ...args);
       } catch (err) {
         if (!queryNotReady(err, name) || Date.now() + pause > deadline) throw await this.mapErr(err);
+        const closed = err instanceof QueryNotRegisteredError ? await this.closedRun(runId) : undefined;
+        if (closed !== undefined) throw closed; // it will never register its handlers
       }
       await sleep(pause);
+    }
+  }
+
+  /** closedRun is a ClosedError when the run has closed, else undefined. */
+  private async closedRun(runId?: string): Promise<ClosedError | undefined> {
+    try {
+      const d = await this.workflow(runId).describe();
+      return d.status.name === 'RUNNING' ? undefined : new ClosedError(this.id, d.status.name);
+    } catch {
+      return undefined;
     }
   }
 

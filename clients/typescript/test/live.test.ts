@@ -98,6 +98,13 @@ describe('against a live Tether', { skip }, () => {
     assert.equal((await h.status()).disposed, true, 'a disposed agent still reads as it last was');
   });
 
+  test('an agent that failed before it could answer reads as closed at once', t60, async () => {
+    const h = await tether.create({ id: fresh('invalid'), options: { hooks: null, tools: ['no-such-tool'] } });
+    const started = Date.now();
+    await assert.rejects(h.status(), (err: unknown) => err instanceof ClosedError && err.status === 'FAILED');
+    assert.ok(Date.now() - started < 10_000, `reported in ${Date.now() - started} ms, not after the 15 s a run may take to be ready`);
+  });
+
   test('approve and deny a call that waits for approval', t60, async () => {
     const h = await tether.create({
       id: fresh('approve'), first: '/tool calculate {"expression":"6*7"}',
@@ -142,6 +149,31 @@ describe('against a live Tether', { skip }, () => {
     const ends = (await h.log()).filter((e) => e.type === 'turn/end').map((e) => e.data as { reason: string });
     assert.equal(ends.length, 1);
     assert.equal(ends[0].reason, 'canceled');
+  });
+
+  test('tree reads an agent and the child it spawned', t60, async () => {
+    // The child asks a question, so it stays open (a child that ended
+    // leaves status.children) until the test answers it.
+    const task = '/tool ask_human {"question":"ready?"}';
+    const h = await tether.create({
+      id: fresh('tree'), first: `/tool spawn_agent ${JSON.stringify({ task, mode: 'wait', tools: ['ask_human'] })}`,
+      options: { hooks: null, tools: ['spawn_agent', 'ask_human'] },
+    });
+    let tree = await h.tree();
+    while (tree.children.length === 0 || (tree.children[0].status.pending?.length ?? 0) === 0) {
+      await new Promise((r) => setTimeout(r, 50));
+      tree = await h.tree();
+    }
+    assert.equal(tree.id, h.id);
+    assert.equal(tree.children.length, 1, 'one child');
+    const [child] = tree.children;
+    assert.deepEqual(child.children, []);
+    assert.equal(child.status.pending![0].kind, 'answer', 'the child waits for its answer');
+    await tether.agent(child.id).answer(child.status.pending![0].call_id, 'me', 'yes');
+    await h.waitIdle({ timeoutMs: 30_000 });
+    const results = (await h.log()).filter((e) => e.type === 'tool/result');
+    assert.equal(results.length, 1, 'the spawn call has its result');
+    assert.deepEqual((await h.tree()).children, [], 'a child that ended is no longer the agent\'s');
   });
 
   test('the log reads across Continue-As-New', t60, async () => {
