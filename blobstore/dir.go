@@ -22,6 +22,13 @@ const (
 	ClaimSHA256   = "sha256"
 )
 
+// The environment variables the worker and the starter read the store's
+// directory and threshold from (when no flag names them).
+const (
+	EnvDir       = "TETHER_BLOB_DIR"
+	EnvThreshold = "TETHER_BLOB_THRESHOLD"
+)
+
 // DefaultThreshold is the smallest encoded payload kept outside history:
 // the SDK's default, well under Temporal's 2 MiB payload limit.
 const DefaultThreshold = 256 << 10

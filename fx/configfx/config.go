@@ -60,6 +60,8 @@ type Config struct {
 	Workflow workflows.Config
 	Codec    CodecConfig
 	Console  ConsoleConfig
+	// Blob keeps large payloads outside history.
+	Blob BlobConfig
 	// HeartbeatInterval is the most time between two heartbeat RPCs of one
 	// running model or tool call (the worker's MaxHeartbeatThrottleInterval):
 	// each costs one request to the server (and one billable action on
@@ -173,6 +175,9 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 	if err := loadMCP(&c, p.mcpConfig, env); err != nil {
 		return Config{}, err
 	}
+	if err := c.resolveBlob(fs, env); err != nil {
+		return Config{}, err
+	}
 	return c, c.Validate()
 }
 
@@ -241,6 +246,7 @@ func flags(c *Config, env func(string) string) (*flag.FlagSet, *pending) {
 	fs.StringVar(&p.mcpConfig, "mcp-config", env(EnvMCPConfig), "JSON file of the MCP servers whose tools agents may enable (README: MCP tools)")
 	consoleFlags(fs, env, &c.Console)
 	p.codec.register(fs, env, &c.Codec)
+	blobFlags(fs, env, &c.Blob)
 	telemetryFlags(fs, &c.Telemetry, env)
 	return fs, p
 }
@@ -337,6 +343,7 @@ func (c Config) Validate() error {
 		errs = append(errs, errors.New("--cached-agents must not be negative (0: the SDK's default)"))
 	}
 	errs = append(errs, c.validateCodec()...)
+	errs = append(errs, c.Blob.validate()...)
 	errs = append(errs, c.Telemetry.validate()...)
 	errs = append(errs, c.validateConsole()...)
 	return errors.Join(append(errs, c.Stream.validate()...)...)

@@ -69,6 +69,9 @@ func New(p Params) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	if dc, err = withBlobs(&opts, dc, p.Config.Blob); err != nil {
+		return Result{}, err
+	}
 	// The SDK logs an error for every signal it cannot decode: bounded, so
 	// whoever may signal an agent cannot fill the worker's log.
 	opts.Logger = tlog.NewStructuredLogger(slog.New(ratelog.New(p.Logger.Handler(), ratelog.Options{MinLevel: slog.LevelWarn})))

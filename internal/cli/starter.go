@@ -202,6 +202,9 @@ func (s Starter) connect(ctx context.Context, address, namespace string) (client
 	if err != nil {
 		return nil, nil, "", badKeys(err)
 	}
+	if dc, err = s.blobs(&opts, dc); err != nil {
+		return nil, nil, "", err
+	}
 	dctx, cancel := context.WithTimeout(ctx, dialTimeout)
 	defer cancel()
 	c, err := s.Dial(dctx, opts)
