@@ -141,7 +141,7 @@ func TestAToolResultOfAMegabyteLivesOutsideHistoryAndReadsWhole(t *testing.T) {
 	_, err = projection.Using(converter.GetDefaultDataConverter()).FromHistory(history)
 	require.Error(t, err, "the control: without the store the claim does not decode")
 
-	requireBlobsAreCiphertext(t, d, marker)
+	requireBlobsAreCiphertext(t, d, marker, 1<<20)
 
 	run := func(env map[string]string) starterResult {
 		var out, errOut bytes.Buffer
@@ -163,8 +163,9 @@ func requireWholeResult(t *testing.T, log []eventlog.Envelope, size int) {
 	require.Len(t, results[0].Content, size, "the tool's result is whole")
 }
 
-// requireBlobsAreCiphertext: the store holds the megabyte, encrypted.
-func requireBlobsAreCiphertext(t *testing.T, d *blobstore.Dir, marker string) {
+// requireBlobsAreCiphertext: the store holds a blob over size, and no
+// blob holds plaintext.
+func requireBlobsAreCiphertext(t *testing.T, d *blobstore.Dir, marker string, size int) {
 	t.Helper()
 	files, err := os.ReadDir(d.Path())
 	require.NoError(t, err)
@@ -175,11 +176,11 @@ func requireBlobsAreCiphertext(t *testing.T, d *blobstore.Dir, marker string) {
 		require.NoError(t, err)
 		require.False(t, bytes.Contains(b, []byte(marker)), "blob %s holds plaintext", f.Name())
 		require.False(t, bytes.Contains(b, []byte("0123456789abcdef0123456789abcdef")), "blob %s holds plaintext", f.Name())
-		if len(b) > 1<<20 {
+		if len(b) > size {
 			big++
 		}
 	}
-	require.NotZero(t, big, "the store holds the megabyte (the tool's result, and the log query's answer)")
+	require.NotZero(t, big, "the store holds the result (and the log query's answer)")
 }
 
 // A blob missing when a new worker replays the agent fails that workflow
@@ -259,4 +260,33 @@ func requireTaskFailureNames(ctx context.Context, t *testing.T, c client.Client,
 		}
 	}
 	t.Fatal("no failed workflow task in history")
+}
+
+// The worker run with --dev keeps payloads over --blob-threshold in
+// <data-dir>/blobs, encrypted when codec keys are set, and reads them back.
+func TestADevWorkerKeepsLargePayloadsEncryptedInItsDataDir(t *testing.T) {
+	dir := t.TempDir()
+	key := codecKey(t, "k1")
+	marker := "DEV-DOCUMENT-" + hex.EncodeToString([]byte(t.Name()))[:12]
+	w := startDevWorker(t, []string{"--dev", "--data-dir", dir, "--port", "0", "--ui-port", "0", "--blob-threshold", "4096"},
+		map[string]string{codec.EnvKeys: key}, bigTool("document", marker, 60<<10))
+	ctx := ctxT(t, 2*time.Minute)
+	h, err := agent.New(w.c, "", agent.WithDataConverter(w.dc)).Create(ctx, agent.CreateOptions{ID: "dev",
+		Options: signals.AgentOptions{Tools: []string{"document"}}, First: "read it\n/tool document {}"})
+	require.NoError(t, err)
+	_, err = h.WaitIdle(ctx)
+	require.NoError(t, err)
+	log, err := h.Log(ctx)
+	require.NoError(t, err)
+	requireWholeResult(t, log, 60<<10)
+
+	history, err := projection.Fetch(ctx, w.c, h.ID, "")
+	require.NoError(t, err)
+	require.Equal(t, 1, claims(t, history))
+	projected, err := projection.Using(w.dc).FromHistory(history)
+	require.NoError(t, err)
+	requireSameLog(t, log, projected)
+	d, err := blobstore.NewDir(filepath.Join(dir, "blobs"))
+	require.NoError(t, err)
+	requireBlobsAreCiphertext(t, d, marker, 60<<10)
 }
