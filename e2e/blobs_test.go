@@ -153,6 +153,9 @@ func TestAToolResultOfAMegabyteLivesOutsideHistoryAndReadsWhole(t *testing.T) {
 	r := run(map[string]string{codec.EnvKeys: key, blobstore.EnvDir: d.Path()})
 	requireExit(t, r, 0)
 	require.Contains(t, r.out, marker)
+	r = run(map[string]string{codec.EnvKeys: key})
+	require.NotZero(t, r.code)
+	require.Contains(t, r.err, blobstore.EnvDir, "without the store, the starter says what to set")
 }
 
 // requireWholeResult: the log's tool result is size bytes, not cut.

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"strconv"
+	"strings"
 
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
@@ -34,4 +35,18 @@ func (s Starter) blobs(opts *client.Options, dc converter.DataConverter) (conver
 	}
 	opts.ExternalStorage = blobstore.Storage(d, threshold)
 	return blobstore.Resolving(dc, d), nil
+}
+
+// sdkNoDriver is how the SDK says it met a claim with no store to read it
+// from; it has no error type to match.
+const sdkNoDriver = "[TMPRL1105]"
+
+// noBlobStore explains a claim the starter cannot read: the worker keeps
+// large payloads in a blob directory the starter was not told of.
+func noBlobStore(err error) error {
+	if err == nil || !strings.Contains(err.Error(), sdkNoDriver) {
+		return err
+	}
+	return &startup.Error{Problem: "the agent's history holds payloads kept in the worker's blob directory",
+		Fix: "set " + blobstore.EnvDir + " to the worker's --blob-dir (with --dev: <data-dir>/blobs)", Err: err}
 }

@@ -116,7 +116,7 @@ const dialTimeout = 15 * time.Second
 func (s Starter) Run(ctx context.Context, args []string) int {
 	g, err := parseGlobal(args)
 	if err == nil {
-		err = s.run(ctx, g)
+		err = noBlobStore(s.run(ctx, g))
 	}
 	return s.exit(err, g.verbose)
 }
