@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -128,4 +129,28 @@ func TestResolvingDecodesAClaimAsItsPayload(t *testing.T) {
 
 	require.NoError(t, os.Remove(filepath.Join(d.Path(), claims[0].ClaimData[blobstore.ClaimSHA256])))
 	require.ErrorIs(t, dc.FromPayload(ref, &s), blobstore.ErrMissing)
+}
+
+func TestDirStoresTheSamePayloadFromManyWritersAsOneWholeFile(t *testing.T) {
+	d, err := blobstore.NewDir(t.TempDir())
+	require.NoError(t, err)
+	p := payload(t, strings.Repeat("y", 512<<10))
+	claims := make([][]converter.StorageDriverClaim, 8)
+	errs := make([]error, 8)
+	var wg sync.WaitGroup
+	for i := range claims {
+		wg.Go(func() {
+			claims[i], errs[i] = d.Store(converter.StorageDriverStoreContext{Context: context.Background()}, []*commonpb.Payload{p})
+		})
+	}
+	wg.Wait()
+	for i, c := range claims {
+		require.NoError(t, errs[i])
+		got, err := retrieve(d, c...)
+		require.NoError(t, err)
+		require.Equal(t, p.GetData(), got[0].GetData())
+	}
+	files, err := os.ReadDir(d.Path())
+	require.NoError(t, err)
+	require.Len(t, files, 1, "one blob, no temporary file left")
 }
