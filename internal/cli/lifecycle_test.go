@@ -42,7 +42,7 @@ func TestStartOnAUsedIDSaysWhoUsesItAndHowToGoOn(t *testing.T) {
 	require.Equal(t, "a1 disposed (disposed by starter)\n", r.out)
 	r = s.run(ctx, nil, "start", "--id", "a1", "again")
 	require.Equal(t, 1, r.code)
-	require.Equal(t, "starter: agent ID a1 was used by an agent that has ended (completed), and an ID is never reused: "+
+	require.Equal(t, "starter: agent ID a1 was used by an agent that has ended (disposed), and an ID is never reused: "+
 		"start with another --id, or read the old one with starter log a1\n", r.err)
 }
 
