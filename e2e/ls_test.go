@@ -82,7 +82,7 @@ func TestStarterListsAgentsByStatusModelParentAndTurn(t *testing.T) {
 	require.NoError(t, parent.Dispose(ctx, "done"))
 	e.requireLs(t, ctx, []string{"--model", "scripted/m0"})
 	out = e.requireLs(t, ctx, []string{"--model", "scripted/m0", "--all"}, "ls-parent")
-	require.Regexp(t, `\nls-parent +completed +scripted/m0 +1 +- +- +\d{4}`, out)
+	require.Regexp(t, `\nls-parent +disposed +scripted/m0 +1 +- +- +\d{4}`, out)
 }
 
 func TestStarterLsRejectsABadStatusInOneLine(t *testing.T) {

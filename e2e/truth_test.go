@@ -95,7 +95,7 @@ func TestWithNoWorkerOnItsQueueEveryCallSaysSoWithinSeconds(t *testing.T) {
 	took, err = timed(func() (err error) { tree, err = e.agents.Tree(ctx, "typo"); return err })
 	require.NoError(t, err)
 	require.Less(t, took, noWorkerWithin, "tree")
-	require.Equal(t, "idle", tree.Status, "as visibility recorded it")
+	require.Equal(t, agent.StatusStarting, tree.Status, "turn 0 and no worker polls its queue: none has run it")
 
 	took, err = timed(func() error { return h.Dispose(ctx, "bye") })
 	requireNoWorker(t, "dispose", err, took, "typo", queue)

@@ -61,7 +61,7 @@ func TestWaitIdleWakesOnHistoryNotPolling(t *testing.T) {
 	tasks := completedTasks(t, ctx, e, h.ID)
 	const injects = 5
 	for i := range injects { // workflow tasks that leave the turn running
-		_, err := h.Inject(ctx, fmt.Sprintf("note %d", i))
+		_, err := h.Inject(ctx, fmt.Sprintf("note %d", i), agent.Unacknowledged()) // an update would write to history itself
 		require.NoError(t, err)
 		require.Eventually(t, func() bool {
 			st, err := h.Status(ctx) // another client: not counted
