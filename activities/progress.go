@@ -4,9 +4,9 @@ import (
 	"math"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/tetherdev/tether/activities/tools"
+	"github.com/tetherdev/tether/internal/text"
 	"github.com/tetherdev/tether/signals"
 )
 
@@ -53,9 +53,5 @@ func oneLine(s string, limit int) string {
 		return s
 	}
 	const ellipsis = "…"
-	cut := limit - len(ellipsis)
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + ellipsis
+	return text.Cut(s, limit-len(ellipsis)) + ellipsis
 }

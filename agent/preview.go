@@ -3,7 +3,8 @@ package agent
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/tetherdev/tether/internal/text"
 )
 
 // A transcript shows at most this much of a tool result: enough to see
@@ -14,24 +15,24 @@ const (
 	PreviewBytes = 300
 )
 
-// Preview returns text as a transcript shows it: whole when it is short,
+// Preview returns content as a transcript shows it: whole when it is short,
 // else its first PreviewLines lines (at most PreviewBytes, cut on a rune
 // boundary) and a last line saying how much is left out and how to see
 // agent id's full text.
-func Preview(text, id string) string {
-	size := len(text)
-	text = strings.TrimRight(text, "\n")
-	head := firstLines(text, PreviewLines)
+func Preview(content, id string) string {
+	size := len(content)
+	content = strings.TrimRight(content, "\n")
+	head := firstLines(content, PreviewLines)
 	if len(head) > PreviewBytes {
-		head = cutRunes(head, PreviewBytes)
+		head = text.Cut(head, PreviewBytes)
 	}
-	if len(head) == len(text) {
-		return text
+	if len(head) == len(content) {
+		return content
 	}
-	if text[len(head)] != '\n' {
+	if content[len(head)] != '\n' {
 		head += "…" // cut inside a line
 	}
-	more := strings.Count(text, "\n") - strings.Count(head, "\n")
+	more := strings.Count(content, "\n") - strings.Count(head, "\n")
 	return fmt.Sprintf("%s\n… (%s%d bytes in all; full text: %s)", head, moreLines(more), size, fullText(id))
 }
 
@@ -47,14 +48,6 @@ func firstLines(text string, n int) string {
 		end += i + 1
 	}
 	return text[:end-1]
-}
-
-// cutRunes cuts s to at most n bytes without splitting a rune.
-func cutRunes(s string, n int) string {
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 func moreLines(n int) string {

@@ -2,9 +2,9 @@ package signals
 
 import (
 	"time"
-	"unicode/utf8"
 
 	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/internal/text"
 )
 
 // Signal names a fire-and-forget message of payload type T.
@@ -202,11 +202,7 @@ func Preview(s string) string {
 	if len(s) <= MaxPreviewBytes {
 		return s
 	}
-	cut := MaxPreviewBytes - len("…")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
+	return text.Cut(s, MaxPreviewBytes-len("…")) + "…"
 }
 
 // LogRequest asks for events with From <= seq < To (To 0 = to the end), at

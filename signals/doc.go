@@ -18,7 +18,8 @@
 // projection derives from history; and the bounded views a reader gets of
 // an agent's state (Preview, StatusOf).
 //
-// It uses the standard library (and eventlog) only and does no I/O. Names
+// It uses the standard library, eventlog and internal/text (the rune-boundary
+// cut) only, and does no I/O. Names
 // and ID formats are durable: a value is never renamed and a format never
 // changes. Payloads never carry credentials.
 package signals

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/internal/text"
 )
 
 // Limits on accepted input. A message over MaxMessageBytes is rejected before
@@ -140,11 +141,7 @@ func BoundCause(cause string) string {
 	if len(cause) <= MaxCauseBytes {
 		return cause
 	}
-	cut := MaxCauseBytes - len("…")
-	for cut > 0 && !utf8.RuneStart(cause[cut]) {
-		cut--
-	}
-	return cause[:cut] + "…"
+	return text.Cut(cause, MaxCauseBytes-len("…")) + "…"
 }
 
 // ValidateCause bounds a cancel or dispose cause.

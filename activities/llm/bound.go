@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/internal/text"
 )
 
 // Limits on what a model sends back. The model activity's result is a
@@ -226,10 +227,5 @@ func cutBytes(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && !isRuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
+	return text.Cut(s, n)
 }
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

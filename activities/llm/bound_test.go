@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
@@ -157,7 +158,7 @@ func TestEncodedLenIsTheJSONSizeOfAString(t *testing.T) {
 			require.LessOrEqual(t, llm.EncodedLen(s[:n]), budget, "%q at %d", s, budget)
 			if n < len(s) {
 				next := n + 1
-				for next < len(s) && !isRuneStart(s[next]) {
+				for next < len(s) && !utf8.RuneStart(s[next]) {
 					next++
 				}
 				require.Greater(t, llm.EncodedLen(s[:next]), budget, "%q at %d: the cut keeps all that fits", s, budget)
@@ -165,5 +166,3 @@ func TestEncodedLenIsTheJSONSizeOfAString(t *testing.T) {
 		}
 	}
 }
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -5,7 +5,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"unicode/utf8"
+
+	"github.com/tetherdev/tether/internal/text"
 )
 
 // Truncate cuts s to about max bytes on a rune boundary.
@@ -13,11 +14,7 @@ func Truncate(s string, max int) string {
 	if len(s) <= max {
 		return s
 	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
+	return text.Cut(s, max) + "…"
 }
 
 // Cause drops the *url.Error wrapper so a message names the failure, not

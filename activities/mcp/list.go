@@ -12,11 +12,11 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/internal/text"
 	"github.com/tetherdev/tether/signals"
 )
 
@@ -179,8 +179,5 @@ func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
+	return text.Cut(s, n)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tetherdev/tether/activities/llm"
 	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/internal/text"
 )
 
 // Name is the provider name the scripted model is registered under.
@@ -198,13 +199,8 @@ func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && !isRuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
+	return text.Cut(s, n) + "…"
 }
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 func usage(msgs []eventlog.Message, out eventlog.AssistantMessage) eventlog.Usage {
 	in := 0

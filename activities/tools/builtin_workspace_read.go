@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/tetherdev/tether/internal/text"
 )
 
 const (
@@ -127,7 +129,7 @@ func readLine(br *bufio.Reader) (line string, ok bool, err error) {
 		read += len(chunk)
 		if !cut {
 			if room := readMaxLineBytes - len(buf); len(chunk) > room {
-				chunk, cut = chunk[:runeBoundary(chunk, room)], true
+				chunk, cut = text.Cut(chunk, room), true
 			}
 			buf = append(buf, chunk...)
 		}

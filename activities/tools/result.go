@@ -3,7 +3,8 @@ package tools
 import (
 	"errors"
 	"fmt"
-	"unicode/utf8"
+
+	"github.com/tetherdev/tether/internal/text"
 )
 
 // MaxResultBytes is the default cap on a result's content, in bytes.
@@ -50,15 +51,6 @@ func Truncate(s string, limit int) string {
 	if len(s) <= limit {
 		return s
 	}
-	n := runeBoundary(s, limit)
-	return fmt.Sprintf("%s\n[truncated: %d of %d bytes shown]", s[:n], n, len(s))
-}
-
-// runeBoundary returns the largest cut point <= n (n < len(s)) that does not
-// split a UTF-8 sequence.
-func runeBoundary[T ~string | ~[]byte](s T, n int) int {
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return n
+	kept := text.Cut(s, limit)
+	return fmt.Sprintf("%s\n[truncated: %d of %d bytes shown]", kept, len(kept), len(s))
 }

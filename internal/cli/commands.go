@@ -4,9 +4,9 @@ import (
 	"context"
 	"flag"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/tetherdev/tether/agent"
+	"github.com/tetherdev/tether/internal/text"
 )
 
 // command parses a command's arguments, before anything is dialed, into
@@ -62,10 +62,7 @@ func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
+	return text.Cut(s, n) + "…"
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
