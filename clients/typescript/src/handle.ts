@@ -12,9 +12,11 @@ import {
   QUERY_MAX_PAUSE_MS, QUERY_MIN_PAUSE_MS, QUERY_NOT_READY_MS, SEND_DEADLINE_MS, SEND_MAX_PAUSE_MS, SEND_MIN_PAUSE_MS,
   queryNotReady, sleep, transientSend,
 } from './retry';
+import { TokenEvent, TokenOptions, followFeed } from './tokens';
+import { logFromHistory } from './history';
 import type {
   EventlogEnvelope, SignalsAck, SignalsAgentResult, SignalsDecided, SignalsDecision, SignalsLogPage, SignalsLogRequest,
-  SignalsMessage, SignalsSend, SignalsStatusView,
+  SignalsLiveFeed, SignalsMessage, SignalsSend, SignalsStatusView,
 } from './schema';
 
 /** A list a message joins: its own turn, or the next step boundary. */
@@ -238,6 +240,22 @@ export class AgentHandle {
     return this.logOf(undefined, from);
   }
 
+  /**
+   * logFromHistory reads the session log from `from` on out of the
+   * histories of the agent's chain of runs, with no worker: what the Go
+   * client and `starter log` do when no worker answers the log query. It
+   * is the log as far as the workflow tasks completed so far wrote it; a
+   * closed agent's is whole. Payloads decode with the client's data
+   * converter (give it the TetherCodec when they are encrypted).
+   */
+  async logFromHistory(from = 0): Promise<EventlogEnvelope[]> {
+    try {
+      return (await logFromHistory(this.temporal, this.id)).filter((e) => e.seq >= from);
+    } catch (err) {
+      throw await this.mapErr(err);
+    }
+  }
+
   private async logOf(runId: string | undefined, from: number): Promise<EventlogEnvelope[]> {
     const out: EventlogEnvelope[] = [];
     for (;;) {
@@ -249,6 +267,22 @@ export class AgentHandle {
       if (page.next >= page.len || events.length === 0) return out;
       from = page.next;
     }
+  }
+
+  /**
+   * tokens yields the live chunks of the agent's model calls as they
+   * stream, call after call, until o.signal aborts or the caller stops: by
+   * default from the turn in flight (or the next one) on, each call's
+   * chunks from its first. It asks the agent where the worker holding it
+   * streams (the feed query, never written to history) and reads that feed
+   * as Server-Sent Events, following it when it moves. A worker that
+   * serves no live streams yields nothing; one refusing for load ends the
+   * iteration with a StreamError (429, 503). A "reset" says to discard
+   * the attempt's partial output; "done" ends a call, whose settled
+   * message is in the log.
+   */
+  tokens(o: TokenOptions = {}): AsyncGenerator<TokenEvent> {
+    return followFeed(() => this.query<SignalsLiveFeed>(Queries.feed), o);
   }
 
   /** cancel aborts the active turn; unless keepInbox, pending messages are discarded. */

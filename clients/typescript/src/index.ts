@@ -5,3 +5,6 @@ export * from './errors';
 export * from './message';
 export * from './names';
 export * from './schema';
+export * from './codec';
+export * from './tokens';
+export * from './history';

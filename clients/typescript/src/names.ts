@@ -42,3 +42,18 @@ export const Queries = {
 
 /** The most events one log query answers. */
 export const MAX_LOG_PAGE = 500;
+
+/** Tether's search attributes (x-tether.searchAttributes), which a namespace must register. */
+export const Attrs = {
+  status: 'TetherStatus',
+  model: 'TetherModel',
+  parent: 'TetherParent',
+  turn: 'TetherTurn',
+  waiting: 'TetherWaiting',
+  waitUntil: 'TetherWaitUntil',
+} as const;
+
+/** modelLabel is an agent's provider/model label ("default" for either left out), signals.ModelLabel. */
+export function modelLabel(s: { provider?: string; model?: string }): string {
+  return `${s.provider || 'default'}/${s.model || 'default'}`;
+}

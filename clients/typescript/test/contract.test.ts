@@ -6,8 +6,8 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { ApplicationFailure, WorkflowUpdateFailedError } from '@temporalio/client';
 import {
-  AGENT_WORKFLOW, DEFAULT_TASK_QUEUE, InvalidMessageError, Queries, Rejections, ReusedMessageIDError, Signals, Updates,
-  messageUpdateId, rejection, validateMessageId,
+  AGENT_WORKFLOW, Attrs, DEFAULT_TASK_QUEUE, InvalidMessageError, Queries, Rejections, ReusedMessageIDError, Signals, Updates,
+  canonical, goTime, messageUpdateId, modelLabel, parseModelActivityId, rejection, validateMessageId,
 } from '../src';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -20,6 +20,31 @@ test('src/schema.ts is what json-schema-to-typescript makes of the schema (npm r
   const want = await generate.render(schemaFile);
   const got = readFileSync(path.join(__dirname, '..', '..', 'src', 'schema.ts'), 'utf8');
   assert.equal(got, want, 'src/schema.ts is stale: run `npm run generate`');
+});
+
+test('src/events.ts is what the schema says of each session event (npm run generate)', () => {
+  const got = readFileSync(path.join(__dirname, '..', '..', 'src', 'events.ts'), 'utf8');
+  assert.equal(got, generate.renderEvents(schemaFile), 'src/events.ts is stale: run `npm run generate`');
+});
+
+test('the search attributes are x-tether\'s, and the model label is signals.ModelLabel\'s', () => {
+  assert.deepEqual(Object.values(Attrs).sort(), Object.keys(x.searchAttributes).sort());
+  assert.equal(modelLabel({}), 'default/default');
+  assert.equal(modelLabel({ provider: 'anthropic' }), 'anthropic/default');
+  assert.equal(modelLabel({ provider: 'p', model: 'm' }), 'p/m');
+});
+
+test('folded events are written as Go writes them', () => {
+  assert.equal(goTime(Date.UTC(2026, 0, 2, 3, 4, 5, 120)), '2026-01-02T03:04:05.12Z');
+  assert.equal(goTime(Date.UTC(2026, 0, 2, 3, 4, 5, 0)), '2026-01-02T03:04:05Z');
+  assert.equal(goTime(Date.UTC(2026, 0, 2, 3, 4, 5, 7)), '2026-01-02T03:04:05.007Z');
+  // Only the event's fields, a missing required one as its zero, an empty optional one left out.
+  assert.deepEqual(canonical('tool/result', { call_id: 'c', name: 'n', content: '', is_error: false, extra: 1 }),
+    { call_id: 'c', name: 'n', content: '' });
+  assert.deepEqual(canonical('assistant/message', { text: 'hi' }),
+    { text: 'hi', usage: { input_tokens: 0, output_tokens: 0 }, finish_reason: '' });
+  assert.deepEqual(parseModelActivityId('model-3-2'), { turn: 3, step: 2 });
+  for (const bad of ['model-0-1', 'model-1', 'tool-1-1-0', 'model-1-x']) assert.equal(parseModelActivityId(bad), undefined, bad);
 });
 
 test('the durable names are x-tether\'s', () => {

@@ -4,9 +4,12 @@
 // TETHER_ADDRESS. Without it these tests skip.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { Client, Connection } from '@temporalio/client';
+import { SearchAttributeType, defineSearchAttributeKey } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
 import {
-  AgentHandle, AlreadyExistsError, ClosedError, EventlogEnvelope, InvalidMessageError, NoSuchDecisionError,
-  ReusedMessageIDError, TetherClient,
+  AgentHandle, AlreadyExistsError, Attrs, ClosedError, EventlogEnvelope, InvalidMessageError, NoSuchDecisionError,
+  ReusedMessageIDError, TetherClient, TetherCodec, TokenEvent, parseCodecKeys,
 } from '../src';
 
 const address = process.env.TETHER_ADDRESS;
@@ -53,6 +56,7 @@ describe('against a live Tether', { skip }, () => {
     assert.deepEqual(texts(log, 'assistant/message'), ['first answer', 'second answer']);
     const page = await h.logPage({ from: 1, limit: 2 });
     assert.deepEqual(page.events?.map((e) => e.seq), [1, 2]);
+    assert.deepEqual(await h.logFromHistory(), log, 'the log folded from history is the log query\'s');
     assert.equal(page.next, 3);
     assert.equal(page.len, log.length);
   });
@@ -189,5 +193,95 @@ describe('against a live Tether', { skip }, () => {
     const log = await h.log();
     assert.deepEqual(log.map((e) => e.seq), log.map((_, i) => i), 'sequence numbers continue across the chain');
     assert.deepEqual(texts(log, 'assistant/message'), [1, 2, 3, 4, 5].map((i) => `turn ${i}`));
+    assert.deepEqual(await h.logFromHistory(), log, 'the log folded from the chain\'s histories is the log query\'s');
+    assert.deepEqual(await h.logFromHistory(7), log.slice(7));
+  });
+
+  test('an agent is filterable by its search attributes before its first workflow task', t60, async () => {
+    // No worker polls this queue: nothing but the start sets them.
+    const queue = `ts-no-worker-${process.pid}`;
+    const lonely = new TetherClient(tether.temporal, { taskQueue: queue });
+    const id = fresh('attrs');
+    const h = await lonely.create({ id, options: { hooks: null, provider: 'prov', model: 'mod', parent: 'ts-some-parent' } });
+    try {
+      const d = await tether.temporal.workflow.getHandle(id).describe();
+      const kw = (name: string) => d.typedSearchAttributes.get(defineSearchAttributeKey(name, SearchAttributeType.KEYWORD));
+      assert.equal(kw(Attrs.status), 'idle');
+      assert.equal(kw(Attrs.model), 'prov/mod');
+      assert.equal(kw(Attrs.parent), 'ts-some-parent');
+      assert.equal(d.typedSearchAttributes.get(defineSearchAttributeKey(Attrs.turn, SearchAttributeType.INT)), 0);
+      const query = `${Attrs.model} = 'prov/mod' AND ${Attrs.status} = 'idle' AND ${Attrs.parent} = 'ts-some-parent' AND WorkflowId = '${id}'`;
+      let found: string[] = [];
+      for (const until = Date.now() + 20_000; found.length === 0 && Date.now() < until;) {
+        found = [];
+        for await (const w of tether.temporal.workflow.list({ query })) found.push(w.workflowId);
+        if (found.length === 0) await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.deepEqual(found, [id], 'a visibility query by the attributes finds it');
+      const history = await tether.temporal.workflow.getHandle(id).fetchHistory();
+      const completed = (history.events ?? []).filter((e) => e.eventType === temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED);
+      assert.equal(completed.length, 0, 'no workflow task ran');
+    } finally {
+      await tether.temporal.workflow.getHandle(h.id).terminate('the test ends');
+    }
+  });
+
+  test('tokens stream every model call live, turn after turn, and match the settled messages', t60, async () => {
+    const h = await tether.create({ id: fresh('tokens') });
+    const stop = new AbortController();
+    const got: TokenEvent[] = [];
+    const reading = (async () => {
+      for await (const ev of h.tokens({ signal: stop.signal, fromTurn: 1 })) {
+        got.push(ev);
+        if (got.filter((e) => e.kind === 'done').length === 2) return;
+      }
+    })();
+    await h.followup('/say streaming one word at a time');
+    await h.waitIdle({ timeoutMs: 30_000 });
+    await h.followup('/say and a second turn');
+    await h.waitIdle({ timeoutMs: 30_000 });
+    const timer = setTimeout(() => stop.abort(), 20_000);
+    await reading;
+    clearTimeout(timer);
+    const done = got.filter((e) => e.kind === 'done');
+    assert.deepEqual(done.map((e) => [e.turn, e.step]), [[1, 1], [2, 1]], `a done for each call: ${JSON.stringify(got)}`);
+    const streamed = [1, 2].map((turn) => got.filter((e) => e.turn === turn && e.kind === 'chunk').map((e) => e.chunk?.text ?? '').join(''));
+    assert.ok(got.filter((e) => e.kind === 'chunk').length > 4, 'several chunks, word by word');
+    assert.deepEqual(streamed, texts(await h.log(), 'assistant/message'), 'the chunks of each call are its settled message');
+    assert.deepEqual(streamed, ['streaming one word at a time', 'and a second turn']);
+    const raw = JSON.stringify(await tether.temporal.workflow.getHandle(h.id).fetchHistory());
+    assert.ok(!raw.includes('"token"'), 'no stream token in history');
+  });
+
+  test('against a worker with codec keys, payloads are encrypted and read back', { ...t60, skip: process.env.TETHER_CODEC_KEYS ? false : 'TETHER_CODEC_KEYS is not set' }, async () => {
+    const codec = new TetherCodec({ keys: parseCodecKeys(process.env.TETHER_CODEC_KEYS!) });
+    const secret = await TetherClient.connect({
+      address, namespace: process.env.TETHER_NAMESPACE, taskQueue: process.env.TETHER_CODEC_QUEUE,
+      dataConverter: { payloadCodecs: [codec] },
+    });
+    try {
+      const h = await secret.create({ id: fresh('codec'), first: '/say the secret words', options: { hooks: null, system_prompt: 'a confidential prompt' } });
+      await h.waitIdle({ timeoutMs: 30_000 });
+      const ack = await h.followup('/say more secret words', { id: 'secret-2' });
+      assert.ok(ack.seq > 0);
+      await h.waitIdle({ timeoutMs: 30_000 });
+      const log = await h.log();
+      assert.deepEqual(texts(log, 'assistant/message'), ['the secret words', 'more secret words']);
+      assert.deepEqual(await h.logFromHistory(), log, 'the log folded from encrypted history is the query\'s');
+      const connection = await Connection.connect({ address });
+      try {
+        const plain = new Client({ connection, namespace: process.env.TETHER_NAMESPACE });
+        const history = await plain.workflow.getHandle(h.id).fetchHistory();
+        const input = history.events?.[0].workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+        assert.equal(Buffer.from(input!.metadata!.encoding!).toString(), 'binary/encrypted');
+        const raw = JSON.stringify(history);
+        for (const clear of ['secret words', 'confidential']) assert.ok(!raw.includes(clear), `no ${clear} in clear in history`);
+        await assert.rejects(new TetherClient(plain).agent(h.id).status(), 'a client without the codec cannot read the answer');
+      } finally {
+        await connection.close();
+      }
+    } finally {
+      await secret.close();
+    }
   });
 });
