@@ -22,7 +22,10 @@
 // close status wins over its last status query answer. Handle.Retrying lists the agent's calls that
 // Temporal is retrying, and why; Handle.Calls adds the progress that running
 // tool calls report, only that of the attempt running; Client.Tree reads a
-// closed agent as closed.
+// closed agent as closed, and Client.TreeWith reads a tree bounded in
+// depth and size, seeded with the children the root's log names (which
+// visibility may not list yet), each agent's children in the order they
+// started.
 // Client.List finds agents by Tether's search attributes through Temporal's
 // visibility store, which is eventually consistent.
 //

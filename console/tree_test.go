@@ -52,7 +52,7 @@ func (f fakeVisibility) ListWorkflow(_ context.Context, req *workflowservice.Lis
 	return &workflowservice.ListWorkflowExecutionsResponse{Executions: out}, nil
 }
 
-func (fakeVisibility) QueryWorkflow(context.Context, string, string, string, ...any) (converter.EncodedValue, error) {
+func (fakeVisibility) QueryWorkflowWithOptions(context.Context, *client.QueryWorkflowWithOptionsRequest) (*client.QueryWorkflowWithOptionsResponse, error) {
 	return nil, fmt.Errorf("no worker")
 }
 
