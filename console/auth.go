@@ -9,26 +9,23 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
-	"sync"
 	"time"
-	"unicode"
 
 	"github.com/tetherdev/tether/internal/forwarded"
+	"github.com/tetherdev/tether/internal/login"
 )
 
-// Session cookie and form field names, and how long a login lasts.
+// Session cookie and form field names, and the login rate limit: each
+// client address may send loginBurst wrong tokens, then one more every
+// loginRefill. Sessions last as login's do (login.SessionTTL,
+// login.SessionIdle, login.MaxSessions).
 const (
-	cookieName = "tether_console"
-	csrfField  = "csrf"
-	csrfHeader = "X-CSRF-Token"
-	// sessionTTL bounds a login; sessionIdle ends one unused this long.
-	sessionTTL  = 8 * time.Hour
-	sessionIdle = time.Hour
-	// maxSessions bounds the sessions held; a login beyond it ends the
-	// oldest.
-	maxSessions = 1024
+	cookieName  = "tether_console"
+	csrfField   = "csrf"
+	csrfHeader  = "X-CSRF-Token"
+	loginBurst  = 5
+	loginRefill = 20 * time.Second
 )
 
 var (
@@ -40,26 +37,16 @@ var (
 	errTooMany     = errors.New("too many wrong tokens from your address: wait and try again")
 )
 
-// auth decides who may read and who may act. Sessions live in this
-// process: a cookie holds a random session ID, which logout and expiry
-// delete, so a copied cookie stops working when its session ends, and a
-// restart logs everyone out; the token itself never leaves the login form.
-// Wrong tokens (at login or as a bearer header) are rate limited per
-// client address.
+// auth decides who may read and who may act, by login's Door: sessions
+// live in this process behind a random cookie, the token itself never
+// leaves the login form, and wrong tokens (at login or as a bearer
+// header) are rate limited per client address.
 type auth struct {
-	token       []byte
+	door        *login.Door
 	key         []byte // MACs the CSRF token of a session
 	loginToRead bool
 	now         func() time.Time
-	limiter     *limiter
-
-	mu       sync.Mutex
-	sessions map[string]sessionTimes
 }
-
-// sessionTimes are when a session ends at the latest and when it was last
-// used.
-type sessionTimes struct{ expires, seen time.Time }
 
 // newAuth: once a token is configured every page needs a login; without
 // one the console is read-only and open (loginToRead then needs a token,
@@ -69,12 +56,12 @@ func newAuth(token string, loginToRead bool) (*auth, error) {
 	if _, err := rand.Read(key); err != nil {
 		return nil, err
 	}
-	return &auth{token: []byte(token), key: key, loginToRead: loginToRead || token != "", now: time.Now,
-		limiter: newLimiter(), sessions: map[string]sessionTimes{}}, nil
+	return &auth{door: login.NewDoor(token, cookieName, login.NewLimiter(loginBurst, loginRefill)), key: key,
+		loginToRead: loginToRead || token != "", now: time.Now}, nil
 }
 
 // enabled reports whether an operator token is configured.
-func (a *auth) enabled() bool { return len(a.token) > 0 }
+func (a *auth) enabled() bool { return a.door.Enabled() }
 
 // who says how r is authenticated: by bearer header, by cookie, or not.
 type who int
@@ -90,83 +77,21 @@ func (a *auth) who(r *http.Request) who {
 		return anonymous
 	}
 	if h, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
-		if a.rightToken(h) {
+		if a.door.Right(h) {
 			return byBearer
 		}
 		return anonymous
 	}
-	if c, err := r.Cookie(cookieName); err == nil && a.validSession(c.Value, a.now()) {
+	if _, ok := a.door.Session(r, a.now()); ok {
 		return byCookie
 	}
 	return anonymous
-}
-
-func (a *auth) rightToken(got string) bool {
-	return subtle.ConstantTimeCompare([]byte(got), a.token) == 1
 }
 
 func (a *auth) mac(parts ...string) string {
 	m := hmac.New(sha256.New, a.key)
 	m.Write([]byte(strings.Join(parts, "\x00")))
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
-}
-
-// newSession starts a session and returns its ID, the cookie's value.
-func (a *auth) newSession(now time.Time) string {
-	id := rand.Text() + rand.Text()
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	for k, t := range a.sessions {
-		if !a.live(t, now) {
-			delete(a.sessions, k)
-		}
-	}
-	for len(a.sessions) >= maxSessions {
-		delete(a.sessions, a.oldestLocked())
-	}
-	a.sessions[id] = sessionTimes{expires: now.Add(sessionTTL), seen: now}
-	return id
-}
-
-func (a *auth) oldestLocked() string {
-	var oldest string
-	var at time.Time
-	for k, t := range a.sessions {
-		if oldest == "" || t.expires.Before(at) {
-			oldest, at = k, t.expires
-		}
-	}
-	return oldest
-}
-
-func (a *auth) live(t sessionTimes, now time.Time) bool {
-	return now.Before(t.expires) && now.Sub(t.seen) < sessionIdle
-}
-
-// validSession reports whether id is a live session, and counts it used.
-func (a *auth) validSession(id string, now time.Time) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	t, ok := a.sessions[id]
-	if !ok {
-		return false
-	}
-	if !a.live(t, now) {
-		delete(a.sessions, id)
-		return false
-	}
-	t.seen = now
-	a.sessions[id] = t
-	return true
-}
-
-// endSession deletes r's session: its cookie no longer works anywhere.
-func (a *auth) endSession(r *http.Request) {
-	if c, err := r.Cookie(cookieName); err == nil {
-		a.mu.Lock()
-		delete(a.sessions, c.Value)
-		a.mu.Unlock()
-	}
 }
 
 // csrf is the form token of r's session ("" without one).
@@ -193,18 +118,15 @@ func (s *Server) guess(w http.ResponseWriter, r *http.Request) bool {
 	if !bearer || !s.auth.enabled() {
 		return true
 	}
-	if wait := s.auth.limiter.wait(s.clientAddr(r), s.auth.now()); wait > 0 {
+	if _, wait := s.auth.door.Bearer(s.clientAddr(r), h, s.auth.now()); wait > 0 {
 		s.tooMany(w, r, wait)
 		return false
-	}
-	if !s.auth.rightToken(h) {
-		s.auth.limiter.fail(s.clientAddr(r), s.auth.now())
 	}
 	return true
 }
 
 func (s *Server) tooMany(w http.ResponseWriter, r *http.Request, wait time.Duration) {
-	w.Header().Set("Retry-After", strconv.Itoa(int((wait+time.Second-1)/time.Second)))
+	login.RetryAfter(w, wait)
 	s.fail(w, r, http.StatusTooManyRequests, errTooMany)
 }
 
@@ -278,29 +200,19 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusNotFound, errReadOnly)
 		return
 	}
-	now := s.auth.now()
-	if wait := s.auth.limiter.wait(s.clientAddr(r), now); wait > 0 {
-		s.tooMany(w, r, wait)
-		return
+	ok, at := s.auth.door.Login(w, r, s.clientAddr(r), s.auth.now(), s.secure(r))
+	switch {
+	case ok:
+	case at.Wait > 0:
+		s.tooMany(w, r, at.Wait)
+	default:
+		s.render(w, r, http.StatusUnauthorized, "login", loginView{Next: at.Next, Error: errBadToken.Error()})
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, 4<<10)
-	next := safeNext(r.PostFormValue("next"))
-	if !s.auth.rightToken(r.PostFormValue("token")) {
-		s.auth.limiter.fail(s.clientAddr(r), now)
-		s.render(w, r, http.StatusUnauthorized, "login", loginView{Next: next, Error: errBadToken.Error()})
-		return
-	}
-	s.auth.endSession(r) // a fresh session ID at every login
-	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: s.auth.newSession(now), Path: "/",
-		MaxAge: int(sessionTTL.Seconds()), HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: s.secure(r)})
-	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
 // logout ends the session on the server, then drops the cookie.
 func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
-	s.auth.endSession(r)
-	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "", Path: "/", MaxAge: -1, HttpOnly: true,
-		SameSite: http.SameSiteStrictMode, Secure: s.secure(r)})
+	s.auth.door.Logout(w, r, s.secure(r))
 	http.Redirect(w, r, "/agents", http.StatusSeeOther)
 }
 
@@ -310,18 +222,5 @@ func (s *Server) secure(r *http.Request) bool {
 	return r.TLS != nil || s.o.TLS != nil || forwarded.Proxies(s.o.TrustedProxies).TLS(r)
 }
 
-// safeNext keeps a post-login redirect on this site: a relative path
-// starting with one slash, with no backslash, control or space character
-// (browsers drop a tab, so "/\t/evil.example" would leave) and no scheme
-// or host. Anything else goes to "/".
-func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.ContainsRune(next, '\\') ||
-		strings.IndexFunc(next, func(c rune) bool { return c <= ' ' || c == 0x7f || unicode.IsSpace(c) }) >= 0 {
-		return "/"
-	}
-	u, err := url.Parse(next)
-	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || strings.HasPrefix(u.Path, "//") {
-		return "/"
-	}
-	return next
-}
+// safeNext keeps a post-login redirect on this site (login.SafeNext).
+func safeNext(next string) string { return login.SafeNext(next) }

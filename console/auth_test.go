@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/tetherdev/tether/internal/login"
 	"github.com/tetherdev/tether/signals"
 )
 
@@ -162,22 +163,22 @@ func TestASessionEndsAfterEightHoursAnHourUnusedOrWhenTheConsoleRestarts(t *test
 	a, err := newAuth(testToken, false)
 	require.NoError(t, err)
 	now := time.Now()
-	s := a.newSession(now)
-	for at := time.Duration(0); at < sessionTTL; at += sessionIdle - time.Minute {
-		require.True(t, a.validSession(s, now.Add(at)), "used within the hour, it lasts: %s", at)
+	s := a.door.Sessions.New(now)
+	for at := time.Duration(0); at < login.SessionTTL; at += login.SessionIdle - time.Minute {
+		require.True(t, a.door.Sessions.Live(s, now.Add(at)), "used within the hour, it lasts: %s", at)
 	}
-	require.False(t, a.validSession(s, now.Add(sessionTTL)), "expired however used")
+	require.False(t, a.door.Sessions.Live(s, now.Add(login.SessionTTL)), "expired however used")
 
-	idle := a.newSession(now)
-	require.False(t, a.validSession(idle, now.Add(sessionIdle)), "an hour unused ends it")
-	require.False(t, a.validSession(idle, now), "and it stays ended")
+	idle := a.door.Sessions.New(now)
+	require.False(t, a.door.Sessions.Live(idle, now.Add(login.SessionIdle)), "an hour unused ends it")
+	require.False(t, a.door.Sessions.Live(idle, now), "and it stays ended")
 
-	fresh := a.newSession(now)
+	fresh := a.door.Sessions.New(now)
 	restarted, err := newAuth(testToken, false)
 	require.NoError(t, err)
-	require.False(t, restarted.validSession(fresh, now), "a new process knows no session")
-	require.False(t, a.validSession(fresh+"x", now), "tampered")
-	require.Equal(t, 8*time.Hour, sessionTTL)
+	require.False(t, restarted.door.Sessions.Live(fresh, now), "a new process knows no session")
+	require.False(t, a.door.Sessions.Live(fresh+"x", now), "tampered")
+	require.Equal(t, 8*time.Hour, login.SessionTTL)
 }
 
 func TestWrongTokensFromOneAddressAreRateLimitedWithRetryAfter(t *testing.T) {

@@ -10,16 +10,17 @@
 // agent as of any earlier position of its log, read-only.
 //
 // It talks to Temporal only through the Go client: package agent for an
-// agent's actions, status, log and token streams; projection to read a log
-// from history when no worker answers; and the SDK client itself where
-// package agent has no call for what it reads: the visibility API for
-// lists and counts, DescribeWorkflowExecution for whether a feed's agent
-// still runs, a run's first history event for its options, and, for the
-// agents of a tree, the status query of those that run and the result of
-// those that closed. Live pages are fed by Server-Sent Events
-// derived from the session log (an event's ID is its log seq, so a page
-// that reconnects resumes where it stopped) and from the worker's token
-// streams; there is no second event stream.
+// agent's actions, status, log and token streams, for lists and counts
+// (List, ListPage, Count, which quote every filter value) and for an
+// agent's tree (TreeWith, seeded with the children its log names and
+// bounded); projection to read a log from history when no worker answers;
+// and the SDK client itself where package agent has no call for what it
+// reads: DescribeWorkflowExecution for whether a feed's agent still runs
+// and a run's first history event for its options. Logins are package
+// login's (shared with the dev server's Web UI gate). Live pages are fed
+// by Server-Sent Events derived from the session log (an event's ID is its
+// log seq, so a page that reconnects resumes where it stopped) and from
+// the worker's token streams; there is no second event stream.
 //
 // It must never:
 //   - act without an operator: with no token configured it is read-only,

@@ -30,9 +30,10 @@ var rules = []struct {
 	// telemetry observes the workflow and its activities; it reaches no
 	// activity code, provider or exporter (telemetryfx picks those).
 	{"telemetry", []string{"eventlog", "signals", "loop", "hook", "workflows"}, []string{"go.uber.org", "go.temporal.io/server"}, []string{"net/http"}},
-	{"console", []string{"eventlog", "signals", "agent", "projection", "console/transcript", "internal/httpguard", "internal/forwarded"}, []string{"go.uber.org", "go.temporal.io/server"}, nil},
+	{"console", []string{"eventlog", "signals", "agent", "projection", "console/transcript", "internal/httpguard", "internal/forwarded", "internal/login"}, []string{"go.uber.org", "go.temporal.io/server"}, nil},
 	{"internal/httpguard", nil, []string{"go.temporal.io", "go.uber.org"}, nil},
 	{"internal/forwarded", nil, []string{"go.temporal.io", "go.uber.org"}, nil},
+	{"internal/login", nil, []string{"go.temporal.io", "go.uber.org"}, nil},
 	{"console/transcript", []string{"eventlog", "signals"}, []string{"go.temporal.io", "go.uber.org", "net/http"}, nil},
 	{"internal/text", nil, []string{"go.temporal.io", "go.uber.org", "net"}, nil},
 }
