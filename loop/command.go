@@ -16,9 +16,6 @@ import (
 type Command interface{ isCommand() }
 
 type (
-	// WriteJournal records events no other command carried into history
-	// (a side-effect marker while idle). No outcome.
-	WriteJournal struct{ Journal signals.Journal }
 	// Interrupt cancels the open turn's in-flight work: its model call,
 	// tool activities, retry timer, summary or running hook. Each reports
 	// its outcome as canceled.
@@ -110,9 +107,12 @@ type (
 	}
 	// ContinueAsNew ends the run; the next one starts from the loop's Seed,
 	// taken when the shell has let its handlers finish. CompactionErr is a
-	// failed compaction before it, worth a warning.
+	// failed compaction before it, worth a warning. Journal is what the
+	// seed carries into this run's history (Carry puts it here); the
+	// journals of what the shell applies while it settles follow it.
 	ContinueAsNew struct {
 		CompactionErr error
+		Journal       signals.Journal
 	}
 	// Finish completes the workflow.
 	Finish struct{ Result signals.AgentResult }
@@ -120,7 +120,6 @@ type (
 	Fail struct{ Err error }
 )
 
-func (WriteJournal) isCommand()      {}
 func (Interrupt) isCommand()         {}
 func (RunHooks) isCommand()          {}
 func (ChooseModel) isCommand()       {}

@@ -57,6 +57,7 @@ func (l *Loop) summarize(now time.Time, keep int) {
 	l.comp.keep, l.comp.id = keep, signals.SummaryActivityID(s.Len)
 	sel := s.Selection
 	l.moveTo(compacting)
+	l.carry()
 	l.emit(Summarize{
 		ActivityID: l.comp.id,
 		Summary:    fmt.Sprintf("compact context turn %d (keep %d)", s.Turn, keep),
@@ -64,7 +65,6 @@ func (l *Loop) summarize(now time.Time, keep int) {
 			Ref: signals.LogRef{Upto: s.Len},
 			Call: signals.CallConfig{Provider: sel.Provider, Model: sel.Model, Turn: s.Turn, Step: s.Step,
 				Summarize: &signals.Summarize{Keep: keep}},
-			Journal: l.takeJournal(),
 		},
 	})
 }

@@ -4,12 +4,23 @@
 //
 // One way in, one way out (etcd raft's Step and Ready): the shell calls
 // Step with an Input (a client's request, or the outcome of a command it
-// ran) and gets a Ready: the session events the step recorded and the
-// Commands now due (call the model, start a tool, run a hook chain, write
-// the journal, continue as new). The shell executes the commands and feeds
-// their outcomes back. The loop performs no I/O, reads no clock and never
-// imports Temporal (a test enforces the import graph), so every rule is
-// table-tested with no server at all.
+// ran) and gets a Ready: the session events the step recorded, the
+// Journal of those that must become durable now, and the Commands now due
+// (call the model, start a tool, run a hook chain, continue as new). The
+// shell executes the commands and feeds their outcomes back. The loop
+// performs no I/O, reads no clock and never imports Temporal (a test
+// enforces the import graph), so every rule is table-tested with no
+// server at all.
+//
+// Ready.Journal is the one slot for what must become durable. The loop
+// decides when (record.go's carry): at a command whose payload history
+// keeps, when the agent goes idle, at the end of the run, and, once it
+// continues as new, at every step (the seed carries them). It never
+// decides how: Carry (carry.go) is the shell's rule, putting the journal
+// in the first such command or leaving it for a marker; the workflow
+// shell follows it and adds its plain idle tail (see package workflows
+// for why that rule stays), and the property tests' shell follows it and
+// checks that history carries every event once, in order.
 //
 // # State
 //

@@ -35,8 +35,9 @@ type driver struct {
 	toolPre  func(c Call) (denied string, err error)
 	toolPost func(c Call, out signals.ToolOutput) signals.ToolOutput
 
-	inflight    []Command // activity and timer commands not yet finished
-	seen        []Command // every command, in order
+	inflight    []Command         // activity and timer commands not yet finished
+	seen        []Command         // every command, in order, carrying its journal (Carry)
+	markers     []signals.Journal // journals no command carried: the shell's markers
 	interrupted int
 }
 
@@ -53,7 +54,11 @@ func (d *driver) step(in Input) Ready {
 	d.t.Helper()
 	d.now = d.now.Add(time.Millisecond)
 	rd := d.l.Step(d.now, in)
-	d.handle(rd.Commands)
+	cmds, left := Carry(rd)
+	d.handle(cmds)
+	if !left.IsZero() {
+		d.markers = append(d.markers, left)
+	}
 	if !isRequest(in) && d.l.Due() {
 		d.step(Resume{}) // the shell wakes when work is due (after it could continue as new)
 	}

@@ -70,11 +70,20 @@ type Config struct {
 // DefaultMaxSeedBytes keeps a seed far below Temporal's 2 MiB payload limit.
 const DefaultMaxSeedBytes = 512 << 10
 
-// Ready is what one Step did: the events it recorded, the commands now due,
-// and, for a request, why it was refused (it then changed nothing; a
-// refused model switch may leave its record, see NoteRefusedSelection).
+// Ready is what one Step did: the events it recorded, those that must
+// become durable now, the commands now due, and, for a request, why it was
+// refused (it then changed nothing; a refused model switch may leave its
+// record, see NoteRefusedSelection).
+//
+// Journal is the slot for what must become durable: the events no earlier
+// Ready's Journal held, in history form, up to where the loop decided they
+// are due (a command of this Ready that history keeps the payload of, the
+// agent going idle, the end of the run). It is often not Recorded: a
+// request's events wait for the next such point. The loop decides when;
+// the shell decides how history carries it, by Carry.
 type Ready struct {
 	Recorded []eventlog.Envelope
+	Journal  signals.Journal
 	Commands []Command
 	Err      error
 }
@@ -90,7 +99,8 @@ type Loop struct {
 	log     []eventlog.Envelope
 	base    int64 // seq of log[0]
 	state   eventlog.State
-	journal []eventlog.Envelope // history form of events no command carried yet
+	journal []eventlog.Envelope // history form of events no Ready's Journal held yet
+	durable int                 // how many of them this step's Ready journals (see carry)
 
 	// Derived from the log (and carried in a seed): recently accepted
 	// message IDs, hook-made messages so far, the model context's size.
@@ -169,10 +179,14 @@ func (l *Loop) Step(now time.Time, in Input) Ready {
 	if l.err == nil {
 		refused = l.step(now, in)
 	}
-	if l.err != nil {
-		l.out = []Command{Fail{Err: l.err}}
+	if l.done { // continuing as new: the seed carries whatever is recorded
+		l.carry()
 	}
-	return Ready{Recorded: l.log[from:len(l.log):len(l.log)], Commands: l.out, Err: refused}
+	j := l.takeJournal()
+	if l.err != nil { // what the commands would have carried goes with them
+		l.out, j = []Command{Fail{Err: l.err}}, signals.Journal{}
+	}
+	return Ready{Recorded: l.log[from:len(l.log):len(l.log)], Journal: j, Commands: l.out, Err: refused}
 }
 
 func (l *Loop) step(now time.Time, in Input) error {

@@ -18,7 +18,7 @@ type phase int
 //	             work due (a wakeful message, or more next-turn work while
 //	               the running interval lasts) → proposing (turn/start)
 //	             maintenance queued, no work due ⇒ Summarize (compacting)
-//	             nothing due: status idle, ⇒ WriteJournal if events wait
+//	             nothing due: status idle; what waits is due (Ready.Journal)
 //	proposing    canceling → idle (turn/end canceled)
 //	             the last step failed → idle (turn/end failed)
 //	             natural stop, next-step list empty ⇒ RunHooks turn-stopping

@@ -137,12 +137,38 @@ func everyTurnCloses(s *pshell) error {
 	if len(open) > 0 || s.l.State().InTurn {
 		return fmt.Errorf("turns %v never closed (turn %d open: %t)", open, s.l.State().Turn, s.l.State().InTurn)
 	}
+	if len(s.journaled) != len(s.logs) {
+		return fmt.Errorf("at rest history carries %d of the log's %d events", len(s.journaled), len(s.logs))
+	}
+	return nil
+}
+
+// journaledOnce is invariant 6: history carries every recorded event
+// once, in its stripped form and in log order. The journals the shell's
+// commands carry and the markers it writes, as Carry placed them, read in
+// the order the shell executes them, are a prefix of the log; the events
+// past it wait for their Ready. At rest (everyTurnCloses) it is the whole
+// log: nothing recorded is left out of history.
+func journaledOnce(s *pshell) error {
+	if len(s.journaled) > len(s.logs) {
+		return fmt.Errorf("history carries %d events of a log of %d", len(s.journaled), len(s.logs))
+	}
+	for i, got := range s.journaled {
+		want, err := eventlog.Strip(s.logs[i])
+		if err != nil {
+			return err
+		}
+		if got.Seq != want.Seq || got.Type != want.Type || got.Ref != want.Ref ||
+			string(got.Data) != string(want.Data) || got.At.UnixMilli() != want.At.UnixMilli() {
+			return fmt.Errorf("history carries %+v where the log holds %+v", got, want)
+		}
+	}
 	return nil
 }
 
 // checkAll is what every action is checked against.
 func checkAll(s *pshell) error {
-	for _, inv := range []func(*pshell) error{loopNeverFails, deliveredAtMostOnce, logFoldsToState, spendWithinBudget} {
+	for _, inv := range []func(*pshell) error{loopNeverFails, deliveredAtMostOnce, logFoldsToState, spendWithinBudget, journaledOnce} {
 		if err := inv(s); err != nil {
 			return err
 		}

@@ -39,6 +39,8 @@ type pshell struct {
 	fold      eventlog.State // the shell's own fold of every recorded envelope
 	foldErr   error
 	logs      []eventlog.Envelope // every envelope of every run, in order
+	journaled []eventlog.Envelope // what history carries of them, as Carry placed it, in order
+	seedJ     signals.Journal     // the journal the last ContinueAsNew carries in its seed
 	claims    map[eventlog.MessageID]int
 	ownTokens int64 // input + output tokens of the model calls the log records
 	maxCall   int64 // the most one model call spent
@@ -145,7 +147,12 @@ func (s *pshell) feed(in Input) Ready {
 		s.reported[cr.Report.Child] = max(s.reported[cr.Report.Child], cr.Report.Spent.InputTokens+cr.Report.Spent.OutputTokens)
 	}
 	s.absorb(rd.Recorded)
-	continued := s.handle(rd.Commands)
+	cmds, left := Carry(rd)
+	for _, c := range cmds {
+		s.journaled = append(s.journaled, carried(c).Envelopes()...)
+	}
+	s.journaled = append(s.journaled, left.Envelopes()...) // the marker, written after the commands
+	continued := s.handle(cmds)
 	if continued {
 		s.restart()
 	}
@@ -237,8 +244,8 @@ func (s *pshell) handle(cmds []Command) (continued bool) {
 		case Finish:
 			s.finished = true
 		case ContinueAsNew:
-			continued = true
-		case WriteJournal, AnswerMaintenance, ReportToParent:
+			continued, s.seedJ = true, c.Journal
+		case AnswerMaintenance, ReportToParent:
 		case StartTimer:
 			s.out = append(s.out, outstanding{cmd: c, due: s.now.Add(c.After)})
 		case StartChild:
@@ -253,6 +260,23 @@ func (s *pshell) handle(cmds []Command) (continued bool) {
 		}
 	}
 	return continued
+}
+
+// carried is the journal c carries into history, if any.
+func carried(c Command) signals.Journal {
+	switch c := c.(type) {
+	case CallModel:
+		return c.Input.Journal
+	case Summarize:
+		return c.Input.Journal
+	case StartTool:
+		return c.Input.Journal
+	case ContinueAsNew:
+		return c.Journal
+	case Finish:
+		return c.Result.Journal
+	}
+	return signals.Journal{}
 }
 
 // cancelTimers cancels the outstanding timers which: each fires canceled
@@ -290,7 +314,7 @@ func (s *pshell) restart() {
 		s.failed = fmt.Errorf("seed: %w", err)
 		return
 	}
-	seed.PrevRun = fmt.Sprintf("run-%d", s.run)
+	seed.PrevRun, seed.Journal = fmt.Sprintf("run-%d", s.run), s.seedJ
 	b, err := json.Marshal(seed)
 	if err == nil {
 		seed = signals.Seed{}

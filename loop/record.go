@@ -125,14 +125,24 @@ func (l *Loop) conversation() (*eventlog.Conversation, error) {
 	return conv, nil
 }
 
-// takeJournal returns the events no command has carried into history yet
-// and forgets them: the command that carries it writes them to history.
+// carry decides that the events recorded so far and held by no Ready's
+// Journal become durable at this step's Ready: the loop calls it where
+// history can carry them (a command whose payload history keeps, going
+// idle, the end of the run). Events recorded after it wait for the next
+// such point. How history carries them is the shell's (Carry).
+func (l *Loop) carry() { l.durable = len(l.journal) }
+
+// takeJournal returns the events carry made due, as the step's Ready
+// journals them, and forgets them.
 func (l *Loop) takeJournal() signals.Journal {
-	j, err := signals.NewJournal(l.journal)
+	if l.durable == 0 {
+		return signals.Journal{}
+	}
+	j, err := signals.NewJournal(l.journal[:l.durable])
 	if err != nil {
 		l.fail(err)
 	}
-	l.journal = nil
+	l.journal, l.durable = l.journal[l.durable:], 0
 	return j
 }
 

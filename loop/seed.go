@@ -82,8 +82,9 @@ func inboxBytes(in eventlog.Inbox) int {
 
 // Seed captures everything the next run needs: the folded state with both
 // inbox lists and their contents, the derived model context, the recent
-// message IDs, and the open turn when it continues between two steps. The journal tail moves into the seed; PrevRun is left for
-// the shell, which knows the run.
+// message IDs, and the open turn when it continues between two steps.
+// Journal and PrevRun are left for the shell: the ContinueAsNew command
+// carries the journal (Carry), and the shell knows the run.
 func (l *Loop) Seed() (signals.Seed, error) {
 	conv, err := l.conversation()
 	if err != nil {
@@ -92,7 +93,7 @@ func (l *Loop) Seed() (signals.Seed, error) {
 	seed := signals.Seed{
 		State: l.state, Context: conv.Snapshot(), Selection: l.state.Selection,
 		Recent: append([]eventlog.MessageID(nil), l.recent.order...), RecentSums: l.recent.orderedSums(), Inline: l.inlinePending(), Made: l.made,
-		Runs: l.runs + 1, Journal: l.takeJournal(),
+		Runs: l.runs + 1,
 	}
 	if l.state.InTurn {
 		t := l.turn

@@ -21,9 +21,8 @@ func TestJournalCarriesEveryEventOnceInHistoryForm(t *testing.T) {
 			require.NotContains(t, string(env.Data), "content f1", "content stays in the message payload")
 		}
 	}
-	idle := seen[WriteJournal](d)
-	require.Len(t, idle, 1)
-	opening, closing := call.Input.Journal.Envelopes(), idle[0].Journal.Envelopes()
+	require.Len(t, d.markers, 1, "the idle tail, which no command carries")
+	opening, closing := call.Input.Journal.Envelopes(), d.markers[0].Envelopes()
 	require.EqualValues(t, 0, opening[0].Seq)
 	require.EqualValues(t, d.l.State().Len-1, closing[len(closing)-1].Seq, "journal and log end together")
 	require.EqualValues(t, len(opening)+len(closing), d.l.State().Len, "no event journaled twice")
@@ -85,6 +84,38 @@ func TestSeedCarriesEverythingAndTheLogGoesOn(t *testing.T) {
 	require.Equal(t, seed.State.Len, call.Input.Journal.From, "seq goes on")
 	require.Equal(t, "next", call.Input.Call.Model, "the model selection goes on")
 	require.Equal(t, 2, next.l.Status().Runs)
+}
+
+// Once it continues as new, every step journals what it recorded: the
+// ContinueAsNew carries the journal up to it (Carry puts it there, for the
+// seed), and a message accepted while the shell settles comes in the
+// Ready that recorded it, the next event, for the shell to add to the seed.
+func TestAfterContinueAsNewEachStepJournalsWhatItRecorded(t *testing.T) {
+	d := newDriver(t, signals.AgentOptions{})
+	d.followup("f1")
+	d.resume()
+	d.answerModel(answer("one"))
+	d.inject("f2") // waits for a Ready that journals it
+	d.step(Continue{})
+	cans := seen[ContinueAsNew](d)
+	require.Len(t, cans, 1)
+	j := cans[0].Journal.Envelopes()
+	require.NotEmpty(t, j)
+	require.Equal(t, eventlog.TypeInboxInserted, j[len(j)-1].Type, "the request's event comes with the seed")
+	require.EqualValues(t, d.l.State().Len-1, j[len(j)-1].Seq)
+
+	rd := d.step(Accept{Message: msg("f3"), List: eventlog.NextTurn, Wake: true})
+	require.NoError(t, rd.Err)
+	late := rd.Journal.Envelopes()
+	require.Len(t, late, 1)
+	require.Equal(t, rd.Recorded[0].Seq, late[0].Seq)
+	require.Equal(t, j[len(j)-1].Seq+1, late[0].Seq, "no event between them is left out")
+	cmds, left := Carry(rd)
+	require.Empty(t, cmds)
+	require.Equal(t, rd.Journal, left, "no command carries it: the shell's seed does")
+	seed, err := d.l.Seed()
+	require.NoError(t, err)
+	require.True(t, seed.Journal.IsZero(), "the loop leaves the seed's journal to the shell")
 }
 
 func TestContinueAsNewWaitsUntilTheLoopIsAtAnIdleBoundary(t *testing.T) {

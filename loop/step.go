@@ -232,10 +232,11 @@ func (l *Loop) callModel(now time.Time) {
 		what += " " + c.Model
 	}
 	l.moveTo(calling)
+	l.carry()
 	l.emit(CallModel{
 		ActivityID: signals.ModelActivityID(s.Turn, s.Step),
 		Summary:    fmt.Sprintf("%s turn %d step %d", what, s.Turn, s.Step),
-		Input:      signals.ModelInput{Ref: signals.LogRef{Upto: s.Len}, Call: c, Journal: l.takeJournal()},
+		Input:      signals.ModelInput{Ref: signals.LogRef{Upto: s.Len}, Call: c},
 	})
 }
 

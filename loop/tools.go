@@ -166,9 +166,10 @@ func (l *Loop) startCall(now time.Time, tc *toolCall) {
 		// trip to the log would; larger ones are read from the log, at
 		// AssistantSeq, which inline arguments need not name. None at all
 		// would read as "not inline" (omitted in the input): from the log.
-		cmd.Input.Journal, cmd.Input.Arguments, cmd.Input.AssistantSeq = l.takeJournal(), c.Arguments, 0
+		cmd.Input.Arguments, cmd.Input.AssistantSeq = c.Arguments, 0
+		l.carry()
 	default:
-		cmd.Input.Journal = l.takeJournal()
+		l.carry()
 	}
 	tc.run()
 	l.emit(cmd)

@@ -73,9 +73,7 @@ func (l *Loop) idle(now time.Time) bool {
 		return l.phase == idle
 	}
 	l.setStatus(now, eventlog.StatusIdle)
-	if len(l.journal) > 0 {
-		l.emit(WriteJournal{Journal: l.takeJournal()})
-	}
+	l.carry() // going idle: what waits becomes durable now
 	return false
 }
 
@@ -104,7 +102,8 @@ func (l *Loop) finish(now time.Time) {
 	}
 	l.setStatus(now, eventlog.StatusIdle)
 	l.moveTo(finished)
-	l.emit(Finish{Result: signals.AgentResult{LogLen: l.state.Len, Journal: l.takeJournal(), Usage: l.state.Usage}})
+	l.carry()
+	l.emit(Finish{Result: signals.AgentResult{LogLen: l.state.Len, Usage: l.state.Usage}})
 }
 
 // openTurn opens a turn; retryOf > 0 opens a retry turn over the same

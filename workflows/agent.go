@@ -48,6 +48,10 @@ type run struct {
 	obs       RunObserver // nil without a Config.Observer
 	snap      *snapshot
 	admitted  admission // what validators admitted since the history size they last saw
+
+	// seed is set once a ContinueAsNew is executed: what its seed
+	// journals, which carry adds to while the run settles.
+	seed *seedJournal
 }
 
 // Run is the workflow function: validate the input, register handlers,
@@ -139,12 +143,7 @@ func (r *run) step(ctx workflow.Context, q *queued) *end {
 	r.continuing = r.continuing && r.loop.Continuing()
 	r.syncWaiting(ctx)
 	r.snap.publish(r) // before the commands: an activity they start reads it
-	for _, cmd := range rd.Commands {
-		if end := r.exec(ctx, cmd); end != nil {
-			return end
-		}
-	}
-	return nil
+	return r.carry(ctx, rd)
 }
 
 // next waits for the loop's next input: an outcome, work that became due,
@@ -203,9 +202,7 @@ func (r *run) await(ctx workflow.Context, q *queued) (loop.Ready, error) {
 // children, never start work or end the run.
 func (r *run) request(ctx workflow.Context, in loop.Input) loop.Ready {
 	rd := r.stepLoop(ctx, in)
-	for _, cmd := range rd.Commands {
-		r.exec(ctx, cmd) // a request's commands act at once: interrupts, timer cancels, signals to children
-	}
+	r.carry(ctx, rd) // a request's commands act at once: interrupts, timer cancels, signals to children
 	// Wake the run even for a refused request: it stays in history, and an
 	// idle run must look whether history grew enough to continue as new.
 	r.wake.SendAsync(struct{}{})

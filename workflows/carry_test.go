@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	commonpb "go.temporal.io/api/common/v1"
@@ -14,7 +15,9 @@ import (
 	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
+	"pgregory.net/rapid"
 
+	"github.com/tetherdev/tether/eventlog"
 	"github.com/tetherdev/tether/hook"
 	"github.com/tetherdev/tether/projection"
 	"github.com/tetherdev/tether/signals"
@@ -169,4 +172,43 @@ func (p *payloads) encode(v ...any) []byte {
 		return nil
 	}
 	return first(ps)
+}
+
+// A seed's journal joined from its Ready's journal and those of the
+// inputs applied while the run settled is, to the byte, the journal of all
+// their events packed at once (what the seed held when the loop packed
+// it); a gap between them is an error, never a journal that skips events.
+func TestAppendJournalIsTheJournalOfAllItsEvents(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		from := rapid.Int64Range(0, 1000).Draw(t, "from")
+		at := time.UnixMilli(rapid.Int64Range(1, 1<<41).Draw(t, "at"))
+		n := rapid.IntRange(1, 12).Draw(t, "events")
+		envs := make([]eventlog.Envelope, n)
+		for i := range envs {
+			at = at.Add(time.Duration(rapid.Int64Range(0, 5000).Draw(t, "gap")) * time.Millisecond)
+			env, err := eventlog.Encode(from+int64(i), at, "", eventlog.StepEnd{Turn: i, Step: 1})
+			require.NoError(t, err)
+			envs[i] = env
+		}
+		k := rapid.IntRange(0, n).Draw(t, "split")
+		whole, err := signals.NewJournal(envs)
+		require.NoError(t, err)
+		a, err := signals.NewJournal(envs[:k])
+		require.NoError(t, err)
+		b, err := signals.NewJournal(envs[k:])
+		require.NoError(t, err)
+		got, err := appendJournal(a, b)
+		require.NoError(t, err)
+		wantJSON, err := json.Marshal(whole)
+		require.NoError(t, err)
+		gotJSON, err := json.Marshal(got)
+		require.NoError(t, err)
+		require.Equal(t, string(wantJSON), string(gotJSON))
+		if k > 0 && k < n-1 {
+			c, err := signals.NewJournal(envs[k+1:])
+			require.NoError(t, err)
+			_, err = appendJournal(a, c)
+			require.Error(t, err, "event %d is missing", from+int64(k))
+		}
+	})
 }

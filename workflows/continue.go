@@ -69,6 +69,7 @@ func (r *run) continueAsNew(ctx workflow.Context, c loop.ContinueAsNew) error {
 	if c.CompactionErr != nil {
 		r.logger(ctx).Warn("Compaction before continue-as-new failed", "error", c.CompactionErr)
 	}
+	r.seed = &seedJournal{j: c.Journal} // what settling applies, carry adds
 	if err := r.settle(ctx); err != nil {
 		return err
 	}
@@ -76,7 +77,10 @@ func (r *run) continueAsNew(ctx workflow.Context, c loop.ContinueAsNew) error {
 	if err != nil {
 		return err
 	}
-	seed.PrevRun = workflow.GetInfo(ctx).WorkflowExecution.RunID
+	if r.seed.err != nil {
+		return r.seed.err
+	}
+	seed.Journal, seed.PrevRun = r.seed.j, workflow.GetInfo(ctx).WorkflowExecution.RunID
 	r.logger(ctx).Info("Continuing as new", "log_len", seed.State.Len, "runs", seed.Runs)
 	return workflow.NewContinueAsNewError(ctx, signals.AgentWorkflow, signals.AgentInput{Options: r.opts, Seed: &seed, Parent: r.in.Parent})
 }

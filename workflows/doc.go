@@ -1,8 +1,9 @@
 // Package workflows is the agent workflow: the thin Temporal shell around
 // package loop. It registers the signals, updates and queries and turns
 // them into loop requests; it executes the commands the loop returns
-// (activities, local activities, timers, hook chains, journal markers,
-// Continue-As-New) and feeds their outcomes back; it keeps the search
+// (activities, local activities, timers, hook chains, Continue-As-New),
+// carrying the journal each Ready holds, and feeds their outcomes back;
+// it keeps the search
 // attributes and current details, and records once per run the worker
 // settings that decide commands, the loop's rules among them, so a worker
 // upgrade replays every running agent as it ran.
@@ -31,20 +32,26 @@
 //
 // History is the session log. The model and tool activities get references
 // into the log, never its content; every event is journaled into history
-// exactly once (in the next activity input, in a side-effect marker when the
-// agent goes idle, or in the workflow result) in its stripped form, and
-// content stays where it first entered history; a turn that ends the
-// plainest way writes no marker (idletail.go). See package projection.
+// exactly once in its stripped form, and content stays where it first
+// entered history. See package projection.
 //
-// That idle tail stays, as one rule in one shell function (writeJournal,
-// idletail.go) that every run follows, with no run flag: written as a
-// marker it would cost an event and ~300 bytes a turn, taking the
-// activity tool's 50-turn history (296 kB in bench/README.md) past its
-// 300 KB bound. Projection derives the tail's events (projection's
-// idletail.go); the loop's Ready still has no slot saying what must
-// become durable, so the shell's rule and projection's are two halves
-// kept in step by the replay corpus, which checks every history projects
-// to the log its run held.
+// What must become durable is a slot of the loop's Ready (Journal: the
+// loop decides when), and one function decides how history carries it:
+// carry (carry.go), by loop.Carry's rule. It goes in the first command of
+// the Ready whose payload history keeps (a model, summary or tool
+// activity's input, the Continue-As-New seed, the workflow result); a run
+// continuing as new adds what it applies while it settles to the seed;
+// else it is a journal marker written after the commands, or, for the
+// plain idle tail (a turn that ends the plainest way), nothing: the
+// status upsert to idle, or the bare workflow task, stands for it and
+// projection derives its events (projection's idletail.go). The tail rule
+// stays, for every run and with no run flag, because written as a marker
+// it would cost an event and ~300 bytes a turn, taking the activity
+// tool's 50-turn history (299.6 kB in bench/README.md) past its 300 KB
+// bound. carry's tail rule and projection's are two halves kept in step
+// by the replay corpus: every history projects to the log its run held,
+// and its replay rebuilds, byte for byte, every payload that carries a
+// journal (carry_test.go).
 // After each step of the loop the shell publishes the log's new events to
 // Config.Snapshots, in process and never in history, so activities it
 // schedules on the same worker read them without a query; publishing is a

@@ -19,13 +19,11 @@ type end struct {
 	err    error
 }
 
-// exec executes one command. Activities and timers run in coroutines that
-// queue their outcome; hooks run here and queue theirs.
+// exec executes one command, carrying the journal carry put in it.
+// Activities and timers run in coroutines that queue their outcome; hooks
+// run here and queue theirs.
 func (r *run) exec(ctx workflow.Context, cmd loop.Command) *end {
 	switch c := cmd.(type) {
-	case loop.WriteJournal:
-		r.writeJournal(ctx, c.Journal)
-		workflow.SetCurrentDetails(ctx, r.details("idle"))
 	case loop.Interrupt:
 		r.turn.interrupt()
 	case loop.RunHooks:
@@ -96,15 +94,6 @@ func (r *run) exec(ctx workflow.Context, cmd loop.Command) *end {
 		panic(fmt.Sprintf("workflows: exec has no case for command %T", cmd))
 	}
 	return nil
-}
-
-// journal writes the log tail that no command carried into history, as a
-// side-effect marker, so history alone holds the whole session log.
-func (r *run) journal(ctx workflow.Context, j signals.Journal) {
-	if j.IsZero() {
-		return
-	}
-	workflow.SideEffect(ctx, func(workflow.Context) any { return signals.JournalMarker{Journal: j} })
 }
 
 // outcome queues what f makes of fut for the loop once fut is ready. The

@@ -23,7 +23,7 @@ import (
 // keeps it whole as the loop gains commands. The child refuses its options
 // at once, so its start resolves and the test's workflow ends.
 var everyCommand = []loop.Command{
-	loop.WriteJournal{}, loop.Interrupt{}, loop.RunHooks{}, loop.ChooseModel{}, loop.DecidePreStep{},
+	loop.Interrupt{}, loop.RunHooks{}, loop.ChooseModel{}, loop.DecidePreStep{},
 	loop.ShapeRequest{}, loop.Recover{}, loop.CallModel{}, loop.Summarize{}, loop.StartTimer{},
 	loop.CancelTimer{}, loop.StartChild{ChildID: "exec-child", Input: signals.AgentInput{Options: signals.AgentOptions{MaxSteps: -1}}},
 	loop.SignalChild{}, loop.ReportToParent{}, loop.ListTools{},

@@ -231,9 +231,7 @@ func (v view) Cancel(cause string, keepInbox bool) {
 func (v view) Spawn(args signals.SpawnArgs) (string, error) {
 	id := eventlog.MessageID("hook-spawn-" + itoa(int(v.r.loop.State().Len)))
 	rd := v.r.stepLoop(v.ctx, loop.SpawnChild{Spawn: signals.Spawn{SpawnArgs: args, ID: id}})
-	for _, cmd := range rd.Commands {
-		v.r.exec(v.ctx, cmd)
-	}
+	v.r.carry(v.ctx, rd)
 	for _, env := range rd.Recorded {
 		if env.Type == eventlog.TypeChildStarted {
 			e, err := eventlog.Decode(env)

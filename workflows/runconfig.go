@@ -32,7 +32,7 @@ type runConfig struct {
 	// from the recorded config: every run's updates hand the signals
 	// delivered before them to their handlers first (drainSignals), and a
 	// run that writes no search attributes writes nothing for a plain idle
-	// tail (see idletail.go). The workflow branches on neither.
+	// tail (see carry.go). The workflow branches on neither.
 	SignalsFirst bool `json:"signals_first,omitempty"`
 	BareTail     bool `json:"bare_tail,omitempty"`
 	// Profiles decide whether a spawn starts a child or fails.
