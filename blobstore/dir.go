@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/converter"
@@ -49,7 +50,7 @@ var (
 // the same directory: files are immutable once renamed into place.
 type Dir struct{ path string }
 
-var _ converter.StorageDriver = (*Dir)(nil)
+var _ Store = (*Dir)(nil)
 
 // NewDir opens (creating, mode 0700) the directory blobs are kept in.
 func NewDir(path string) (*Dir, error) {
@@ -59,6 +60,18 @@ func NewDir(path string) (*Dir, error) {
 	}
 	if err := os.MkdirAll(abs, 0o700); err != nil {
 		return nil, fmt.Errorf("blob dir %s: %w", abs, err)
+	}
+	return &Dir{path: abs}, nil
+}
+
+// DirAt is the store of directory path, which its first Store creates
+// (mode 0700) if it does not exist yet: for a directory that must not
+// exist before the program starts (the embedded server's data dir holds
+// nothing it did not make until it has started).
+func DirAt(path string) (*Dir, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("blob dir %s: %w", path, err)
 	}
 	return &Dir{path: abs}, nil
 }
@@ -113,9 +126,22 @@ func (d *Dir) write(p *commonpb.Payload) (string, error) {
 	sum := hex.EncodeToString(h[:])
 	file := d.file(sum)
 	if _, err := os.Stat(file); err == nil {
-		return sum, nil // content-addressed: already there, and immutable
+		// Content-addressed: already there, and immutable. Its time moves
+		// forward, so Collect keeps it for the claim about to be made;
+		// if Collect took it meanwhile, it is written anew.
+		now := time.Now()
+		if err := os.Chtimes(file, now, now); err == nil {
+			return sum, nil
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("store blob sha256:%s (file %s): %w", sum, file, err)
+		}
 	}
 	tmp, err := os.CreateTemp(d.path, ".tmp-"+sum[:16]+"-*")
+	if errors.Is(err, fs.ErrNotExist) { // DirAt's, before its first blob
+		if err = os.MkdirAll(d.path, 0o700); err == nil {
+			tmp, err = os.CreateTemp(d.path, ".tmp-"+sum[:16]+"-*")
+		}
+	}
 	if err != nil {
 		return "", fmt.Errorf("store blob sha256:%s: %w", sum, err)
 	}
@@ -137,9 +163,9 @@ func (d *Dir) write(p *commonpb.Payload) (string, error) {
 }
 
 func (d *Dir) read(c converter.StorageDriverClaim) (*commonpb.Payload, error) {
-	sum := c.ClaimData[ClaimSHA256]
-	if b, err := hex.DecodeString(sum); err != nil || len(b) != sha256.Size {
-		return nil, fmt.Errorf("%w: %v", ErrBadClaim, c.ClaimData)
+	sum, err := claimSum(c)
+	if err != nil {
+		return nil, err
 	}
 	file := d.file(sum)
 	b, err := os.ReadFile(file)
@@ -149,14 +175,7 @@ func (d *Dir) read(c converter.StorageDriverClaim) (*commonpb.Payload, error) {
 	case err != nil:
 		return nil, fmt.Errorf("read blob sha256:%s (file %s): %w", sum, file, err)
 	}
-	if h := sha256.Sum256(b); hex.EncodeToString(h[:]) != sum {
-		return nil, fmt.Errorf("%w: sha256:%s (file %s) hashes to sha256:%x", ErrCorrupt, sum, file, h)
-	}
-	p := &commonpb.Payload{}
-	if err := proto.Unmarshal(b, p); err != nil {
-		return nil, fmt.Errorf("%w: sha256:%s (file %s): %v", ErrCorrupt, sum, file, err)
-	}
-	return p, nil
+	return decodeBlob(sum, b, "file "+file)
 }
 
 // file is where the blob of sum lives: claims are checked to be hex, so
@@ -166,8 +185,5 @@ func (d *Dir) file(sum string) string { return filepath.Join(d.path, sum) }
 // Storage is the SDK option keeping payloads of threshold bytes or more
 // (0: DefaultThreshold) in d.
 func Storage(d *Dir, threshold int) converter.ExternalStorage {
-	if threshold == 0 {
-		threshold = DefaultThreshold
-	}
-	return converter.ExternalStorage{Drivers: []converter.StorageDriver{d}, PayloadSizeThreshold: threshold}
+	return StorageOf(d, threshold)
 }

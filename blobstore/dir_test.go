@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	commonpb "go.temporal.io/api/common/v1"
@@ -153,4 +154,15 @@ func TestDirStoresTheSamePayloadFromManyWritersAsOneWholeFile(t *testing.T) {
 	files, err := os.ReadDir(d.Path())
 	require.NoError(t, err)
 	require.Len(t, files, 1, "one blob, no temporary file left")
+}
+
+func TestDirDeletesOnlyWhatWasLastStoredBeforeTheCutoff(t *testing.T) {
+	d, err := blobstore.NewDir(t.TempDir())
+	require.NoError(t, err)
+	testDeleteKeepsWhatWasStoredSince(t, d, func(sum string, at time.Time) {
+		require.NoError(t, os.Chtimes(filepath.Join(d.Path(), sum), at, at))
+	})
+	files, err := os.ReadDir(d.Path())
+	require.NoError(t, err)
+	require.Len(t, files, 2, "no file left aside")
 }

@@ -39,12 +39,20 @@ func Resolving(dc converter.DataConverter, d *Dir) converter.DataConverter {
 	if d == nil {
 		return dc
 	}
-	return resolving{DataConverter: dc, d: d}
+	return ResolvingWith(dc, d)
+}
+
+// ResolvingWith is Resolving over any store (nil: dc itself).
+func ResolvingWith(dc converter.DataConverter, s converter.StorageDriver) converter.DataConverter {
+	if s == nil {
+		return dc
+	}
+	return resolving{DataConverter: dc, d: s}
 }
 
 type resolving struct {
 	converter.DataConverter
-	d *Dir
+	d converter.StorageDriver
 }
 
 var _ converter.DataConverterWithSerializationContext = resolving{}
@@ -54,17 +62,31 @@ func (r resolving) WithSerializationContext(sc converter.SerializationContext) c
 }
 
 func (r resolving) resolve(p *commonpb.Payload) (*commonpb.Payload, error) {
-	if !IsReference(p) {
-		return p, nil
-	}
+	return resolveOne(context.Background(), r.d, p)
+}
+
+// ReferenceOf decodes the claim a reference payload holds (IsReference).
+func ReferenceOf(p *commonpb.Payload) (*sdkpb.ExternalStorageReference, error) {
 	var ref sdkpb.ExternalStorageReference
 	if err := (protojson.UnmarshalOptions{DiscardUnknown: true}).Unmarshal(p.GetData(), &ref); err != nil {
 		return nil, fmt.Errorf("decode storage reference: %w", err)
 	}
-	if ref.GetDriverName() != DirDriverName {
-		return nil, fmt.Errorf("payload is kept by storage driver %q, not %q", ref.GetDriverName(), DirDriverName)
+	return &ref, nil
+}
+
+// resolveOne is p, or the payload s keeps for the claim p is.
+func resolveOne(ctx context.Context, s converter.StorageDriver, p *commonpb.Payload) (*commonpb.Payload, error) {
+	if !IsReference(p) {
+		return p, nil
 	}
-	got, err := r.d.Retrieve(converter.StorageDriverRetrieveContext{Context: context.Background()},
+	ref, err := ReferenceOf(p)
+	if err != nil {
+		return nil, err
+	}
+	if ref.GetDriverName() != s.Name() {
+		return nil, fmt.Errorf("payload is kept by storage driver %q, not %q", ref.GetDriverName(), s.Name())
+	}
+	got, err := s.Retrieve(converter.StorageDriverRetrieveContext{Context: ctx},
 		[]converter.StorageDriverClaim{{ClaimData: ref.GetClaimData()}})
 	if err != nil {
 		return nil, err

@@ -40,7 +40,7 @@ var helpGroups = []helpGroup{
 	{"codec: payload encryption", []string{"codec-key-file", "codec-key-id", "codec-addr", "codec-origins"},
 		[]string{codec.EnvKeys + " (id:base64key,...)", EnvCodecAuthToken + " (the codec server's bearer token)",
 			codec.EnvRequireBinding + " (true: workflows refuse payloads bound to no workflow; the key rotation's last step)"}},
-	{"blobs: payloads too large for history", []string{"blob-dir", "blob-threshold"}, nil},
+	{"blobs: payloads too large for history", []string{"blob-dir", "blob-store", "blob-threshold"}, nil},
 	{"telemetry", []string{"otlp-endpoint", "otlp-protocol", "metrics-addr"}, nil},
 }
 
@@ -52,7 +52,7 @@ var flagEnv = map[string]string{
 	"anthropic-cache-ttl": EnvAnthropicCacheTTL, "openai-cache-retention": EnvOpenAICacheRetention,
 	"mcp-config": EnvMCPConfig, "workspace-hard-links": EnvWorkspaceHardLinks, "console-tls-cert": EnvConsoleTLSCert, "console-tls-key": EnvConsoleTLSKey,
 	"codec-key-file": codec.EnvKeyFile, "codec-key-id": codec.EnvKeyID,
-	"blob-dir": EnvBlobDir, "blob-threshold": EnvBlobThreshold,
+	"blob-dir": EnvBlobDir, "blob-store": EnvBlobStore, "blob-threshold": EnvBlobThreshold,
 	"otlp-endpoint": "OTEL_EXPORTER_OTLP_ENDPOINT", "otlp-protocol": "OTEL_EXPORTER_OTLP_PROTOCOL",
 }
 

@@ -30,9 +30,9 @@ import (
 	"github.com/tetherdev/tether/internal/startup"
 )
 
-// Module provides client.Client, closed with the app, and its
-// converter.DataConverter.
-var Module = fx.Module("temporal", fx.Provide(New))
+// Module provides client.Client, closed with the app, its
+// converter.DataConverter and the blob store (Blobs).
+var Module = fx.Module("temporal", fx.Provide(New, NewBlobs))
 
 // Params are New's dependencies. Server is present only with --dev or --demo.
 type Params struct {
@@ -41,6 +41,7 @@ type Params struct {
 	Server    *devserver.Server `optional:"true"`
 	Lifecycle fx.Lifecycle
 	Logger    *slog.Logger
+	Blobs     Blobs
 	// Instrumentation, when provided, traces and measures the client.
 	Instrumentation Instrumentation `optional:"true"`
 }
@@ -69,9 +70,7 @@ func New(p Params) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	if dc, err = withBlobs(&opts, dc, p.Config.Blob); err != nil {
-		return Result{}, err
-	}
+	dc = withBlobs(&opts, dc, p.Blobs, p.Config.Blob)
 	// The SDK logs an error for every signal it cannot decode: bounded, so
 	// whoever may signal an agent cannot fill the worker's log.
 	opts.Logger = tlog.NewStructuredLogger(slog.New(ratelog.New(p.Logger.Handler(), ratelog.Options{MinLevel: slog.LevelWarn})))

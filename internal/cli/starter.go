@@ -82,6 +82,11 @@ commands (COMMAND -h prints one command's usage):
   console [--addr HOST:PORT] [--temporal-ui URL]
                            serve the web console (default 127.0.0.1:8280) until interrupted;
                            read-only unless TETHER_CONSOLE_TOKEN is set
+  blobs gc [--grace D] [--dry-run]
+                           delete the blobs of the worker's store (TETHER_BLOB_DIR or
+                           TETHER_BLOB_STORE) that no workflow of the namespace references,
+                           open or closed within its retention, and that were last stored more
+                           than --grace ago (default 1h, at least 1m)
 
 connection flags (defaults from TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, profiles):
   --address HOST:PORT  --namespace NS  --task-queue Q  -v|--verbose (whole errors)
@@ -160,10 +165,11 @@ func (s Starter) run(ctx context.Context, g global) error {
 		return &startup.Error{Problem: "cannot use --stream-ca " + g.streamCA + " (" + err.Error() + ")",
 			Fix: "point it at a PEM file of CA certificates, or leave it out to trust the system's roots", Err: err}
 	}
-	c, dc, ns, err := s.connect(ctx, g.address, g.namespace)
+	c, dc, ns, closeBlobs, err := s.connect(ctx, g.address, g.namespace)
 	if err != nil {
 		return err
 	}
+	defer closeBlobs()
 	defer c.Close()
 	opts := []agent.Option{agent.WithDataConverter(dc), agent.WithStreamClient(streams)}
 	if g.noAttrs {
@@ -175,15 +181,15 @@ func (s Starter) run(ctx context.Context, g global) error {
 
 // connect dials Temporal with the data converter the worker uses: local
 // codec keys, else the profile's remote codec, else the default. It returns
-// the namespace it connected to.
-func (s Starter) connect(ctx context.Context, address, namespace string) (client.Client, converter.DataConverter, string, error) {
+// the namespace it connected to, and a function closing the blob store.
+func (s Starter) connect(ctx context.Context, address, namespace string) (client.Client, converter.DataConverter, string, func(), error) {
 	keys, err := s.codecKeys()
 	if err != nil {
-		return nil, nil, "", err
+		return nil, nil, "", nil, err
 	}
 	opts, err := envconfig.LoadClientOptions(envconfig.LoadClientOptionsRequest{IncludeRemoteCodec: true})
 	if err != nil {
-		return nil, nil, "", &startup.Error{Problem: "cannot load the Temporal client configuration (" + err.Error() + ")",
+		return nil, nil, "", nil, &startup.Error{Problem: "cannot load the Temporal client configuration (" + err.Error() + ")",
 			Fix: "check TEMPORAL_* variables and temporal.toml", Err: err}
 	}
 	if address != "" {
@@ -200,18 +206,20 @@ func (s Starter) connect(ctx context.Context, address, namespace string) (client
 	}
 	dc, err := codec.Configure(&opts, keys)
 	if err != nil {
-		return nil, nil, "", badKeys(err)
+		return nil, nil, "", nil, badKeys(err)
 	}
-	if dc, err = s.blobs(&opts, dc); err != nil {
-		return nil, nil, "", err
+	dc, closeBlobs, err := s.blobs(ctx, &opts, dc)
+	if err != nil {
+		return nil, nil, "", nil, err
 	}
 	dctx, cancel := context.WithTimeout(ctx, dialTimeout)
 	defer cancel()
 	c, err := s.Dial(dctx, opts)
 	if err != nil {
-		return nil, nil, "", startup.Dial(opts.HostPort, err, NoServerFix)
+		closeBlobs()
+		return nil, nil, "", nil, startup.Dial(opts.HostPort, err, NoServerFix)
 	}
-	return c, dc, opts.Namespace, nil
+	return c, dc, opts.Namespace, closeBlobs, nil
 }
 
 // codecKeys loads the worker's codec keys from the environment, if any.
