@@ -6,8 +6,10 @@
 // encrypts, every configured key decrypts, so keys rotate by adding a new
 // active key and keeping the old ones for as long as histories written
 // under them exist. NewHandler serves the same codec to the Temporal Web UI
-// and CLI (the remote codec protocol: POST …/encode and …/decode), and
-// Configure puts it in a client's options.
+// and CLI (the remote codec protocol: POST …/encode and …/decode),
+// resolving blob claims before it decodes when given a resolver
+// (ServerOptions.ResolveClaims), and Configure puts it in a client's
+// options.
 //
 // Invariants:
 //   - an encrypted payload has metadata encoding "binary/encrypted" and

@@ -1,12 +1,14 @@
 package codec
 
 import (
+	"context"
 	"crypto/subtle"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 
+	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/converter"
 )
 
@@ -44,7 +46,19 @@ type ServerOptions struct {
 	// embedded Web UI, which cannot send a bearer header, is pointed at
 	// <base>UIPath. It must be at least MinTokenBytes long after the slash.
 	UIPath string
+	// ResolveClaims, when set, replaces the claims among the payloads of a
+	// /decode (what history holds for a payload kept in a blob store) with
+	// the payloads they name, before they are decoded as any other: a
+	// blob is the encoded payload, so it is decrypted, and checked against
+	// the workflow the request names, like one in history.
+	// blobstore.Resolve is one. Claims past MaxResolvedBytes of resolved
+	// payloads in one request are left as claims.
+	ResolveClaims func(ctx context.Context, payloads []*commonpb.Payload) ([]*commonpb.Payload, error)
 }
+
+// MaxResolvedBytes bounds the payloads claims resolve to in one /decode:
+// what the server reads from the blob store and answers with.
+const MaxResolvedBytes = 64 << 20
 
 // MinTokenBytes is the shortest token or UI path secret NewHandler takes.
 const MinTokenBytes = 16
@@ -60,6 +74,7 @@ type handler struct {
 	origins map[string]bool
 	token   []byte
 	uiPath  string
+	resolve func(context.Context, []*commonpb.Payload) ([]*commonpb.Payload, error)
 }
 
 // NewHandler serves pc over the Temporal remote codec protocol: POST
@@ -69,7 +84,7 @@ type handler struct {
 // names no workflow (HeaderWorkflowID) with 400: every workflow would
 // refuse what it made.
 func NewHandler(pc converter.PayloadCodec, o ServerOptions) (http.Handler, error) {
-	h := &handler{pc: pc, codec: converter.NewPayloadCodecHTTPHandler(pc), origins: map[string]bool{}}
+	h := &handler{pc: pc, codec: converter.NewPayloadCodecHTTPHandler(pc), origins: map[string]bool{}, resolve: o.ResolveClaims}
 	for _, origin := range o.Origins {
 		norm, err := normalizeOrigin(origin)
 		if err != nil {
@@ -156,6 +171,9 @@ func (h *handler) codecFor(r *http.Request) (http.Handler, error) {
 			return nil, fmt.Errorf("binding is required (%s): name the workflow the payloads are for in %s and its namespace in %s",
 				EnvRequireBinding, HeaderWorkflowID, HeaderNamespace)
 		}
+		if h.resolve != nil {
+			return converter.NewPayloadCodecHTTPHandler(resolving{h.pc, h.resolve, r.Context()}), nil
+		}
 		return h.codec, nil
 	}
 	ns := r.Header.Get(HeaderNamespace)
@@ -167,5 +185,39 @@ func (h *handler) codecFor(r *http.Request) (http.Handler, error) {
 		return nil, fmt.Errorf("this codec cannot bind payloads to a workflow: leave %s out", HeaderWorkflowID)
 	}
 	ctx := converter.WorkflowSerializationContext{Namespace: ns, WorkflowID: id}
-	return converter.NewPayloadCodecHTTPHandler(sc.WithSerializationContext(ctx)), nil
+	bound := sc.WithSerializationContext(ctx)
+	if h.resolve != nil {
+		bound = resolving{bound, h.resolve, r.Context()}
+	}
+	return converter.NewPayloadCodecHTTPHandler(bound), nil
+}
+
+// resolving is a codec that resolves claims before it decodes: one per
+// request, on the request's context.
+type resolving struct {
+	converter.PayloadCodec
+	resolve func(context.Context, []*commonpb.Payload) ([]*commonpb.Payload, error)
+	ctx     context.Context
+}
+
+// Decode resolves the claims among payloads within MaxResolvedBytes, then
+// decodes.
+func (r resolving) Decode(payloads []*commonpb.Payload) ([]*commonpb.Payload, error) {
+	out := make([]*commonpb.Payload, len(payloads))
+	budget := MaxResolvedBytes
+	for i, p := range payloads {
+		got, err := r.resolve(r.ctx, []*commonpb.Payload{p})
+		if err != nil {
+			return nil, err
+		}
+		out[i] = got[0]
+		if got[0] != p {
+			if size := got[0].Size(); size <= budget {
+				budget -= size
+			} else {
+				out[i] = p // past the bound: the claim, as history holds it
+			}
+		}
+	}
+	return r.PayloadCodec.Decode(out)
 }

@@ -1,7 +1,9 @@
 // Package codecfx serves the worker's payload codec to the Temporal Web UI
 // and CLI (the remote codec protocol) on --codec-addr, so operators read
 // decrypted payloads. It is included only when an address is configured,
-// which requires keys.
+// which requires keys. A payload history holds as a blob claim (--blob-dir,
+// --blob-store) is resolved from the blob store before it is decoded, so
+// the Web UI shows its content.
 //
 // The codec server never answers without its bearer token: without
 // TETHER_CODEC_AUTH_TOKEN it draws one (under --dev written to the data
@@ -12,6 +14,7 @@
 package codecfx
 
 import (
+	"context"
 	"crypto/rand"
 	"fmt"
 	"log/slog"
@@ -19,10 +22,13 @@ import (
 	"os"
 	"path/filepath"
 
+	commonpb "go.temporal.io/api/common/v1"
 	"go.uber.org/fx"
 
+	"github.com/tetherdev/tether/blobstore"
 	"github.com/tetherdev/tether/codec"
 	"github.com/tetherdev/tether/fx/configfx"
+	"github.com/tetherdev/tether/fx/temporalfx"
 	"github.com/tetherdev/tether/internal/devserver"
 	"github.com/tetherdev/tether/internal/httpserve"
 	"github.com/tetherdev/tether/internal/startup"
@@ -43,6 +49,8 @@ type Params struct {
 	Config    configfx.Config
 	Lifecycle fx.Lifecycle
 	Logger    *slog.Logger
+	// Blobs resolves the claims the Web UI sends to /decode.
+	Blobs temporalfx.Blobs
 }
 
 // Endpoint is where the codec server serves.
@@ -67,6 +75,11 @@ func New(p Params) (Endpoint, error) {
 		return Endpoint{}, err
 	}
 	opts := codec.ServerOptions{Origins: cfg.Origins, Token: token}
+	if st := p.Blobs.Store; st != nil {
+		opts.ResolveClaims = func(ctx context.Context, ps []*commonpb.Payload) ([]*commonpb.Payload, error) {
+			return blobstore.Resolve(ctx, st, ps)
+		}
+	}
 	if p.Config.Dev && p.Config.UIPort != 0 {
 		opts.UIPath = "/ui-" + rand.Text()
 	}
