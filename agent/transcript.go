@@ -18,8 +18,9 @@ import (
 // message, which also gets a line with its time and text when it is
 // scheduled) and whether it steered or was injected into a turn; children,
 // decisions (an answer to a question reads as answered), waits,
-// compactions, pruning and model switches (refused ones too) get a line
-// each. Inbox and status events are left out; the log itself has them.
+// compactions, pruning, model switches (refused ones too) and the session's
+// start (its session-start hooks, with what each failing one said) get a
+// line each. Inbox and status events are left out; the log itself has them.
 func WriteTranscript(w io.Writer, id string, log []eventlog.Envelope) error {
 	p := &printer{w: w, id: id, from: map[eventlog.MessageID]inserted{}, questions: map[string]bool{}}
 	for _, env := range log {
@@ -116,6 +117,11 @@ func (p *printer) control(e eventlog.Event) {
 			return
 		}
 		p.printf("%-12s context ~%d → ~%d tokens\n", e.Task+":", e.Before, e.After)
+	case eventlog.SessionStarted:
+		p.printf("session:     started (session-start hooks %s)\n", strings.Join(e.Hooks, ", "))
+		for _, msg := range e.Errors {
+			p.printf("session:     %s\n", indent(msg))
+		}
 	case eventlog.ModelSelected:
 		label := modelLabel(e.Selection)
 		switch {

@@ -107,7 +107,7 @@ func (c *Conversation) Apply(e Event) {
 	case InboxInserted, InboxClaimed, InboxDiscarded, TurnStart, TurnEnd, StepStart, StepEnd,
 		AssistantAttempt, ToolCall, StatusChanged, ModelSelected, TurnCanceling, AgentDisposing,
 		MaintenanceQueued, MaintenanceDone, RequestHeader, RequestContext, ChildStarted, ChildSettled, ChildEnded,
-		DecisionRequested, DecisionMade, WaitStarted:
+		DecisionRequested, DecisionMade, WaitStarted, SessionStarted:
 	}
 }
 

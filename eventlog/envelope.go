@@ -108,6 +108,8 @@ func Decode(env Envelope) (Event, error) {
 		return decodeAs[ToolsListed](env)
 	case TypeMessageScheduled:
 		return decodeAs[MessageScheduled](env)
+	case TypeSessionStarted:
+		return decodeAs[SessionStarted](env)
 	default:
 		return nil, fmt.Errorf("%w: %q (seq %d)", ErrUnknownType, env.Type, env.Seq)
 	}

@@ -67,7 +67,7 @@ var Types = []Type{
 	TypeModelSelected, TypeTurnCanceling, TypeAgentDisposing, TypeMaintenanceQueued, TypeMaintenanceDone,
 	TypeRequestHeader, TypeRequestContext,
 	TypeChildStarted, TypeChildSettled, TypeChildEnded, TypeDecisionRequested, TypeDecisionMade, TypeWaitStarted,
-	TypeToolsListed, TypeMessageScheduled,
+	TypeToolsListed, TypeMessageScheduled, TypeSessionStarted,
 }
 
 // MessageID identifies one accepted inbox message for its whole life:

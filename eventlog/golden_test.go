@@ -66,6 +66,7 @@ var samples = map[Type]Event{
 		{Server: "search", Unchanged: true},
 		{Server: "tickets", Error: "connect: connection refused"},
 	}},
+	TypeSessionStarted: SessionStarted{Hooks: []string{"greeter", "audit"}, Errors: []string{"hook audit failed at session-start: store unreachable"}},
 }
 
 var yes = true

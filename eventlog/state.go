@@ -112,6 +112,9 @@ type State struct {
 	// Scheduled are messages waiting for their time to enter the inbox,
 	// in the order they were scheduled (MessageScheduled).
 	Scheduled []Scheduled `json:"scheduled,omitempty"`
+	// SessionStarted is set once the session-start hooks ran
+	// (session/started); a seed carries it across Continue-As-New.
+	SessionStarted bool `json:"session_started,omitempty"`
 }
 
 // NewState returns the state of an empty log starting at position start.
@@ -225,6 +228,8 @@ func (s *State) applyControl(e Event) error {
 		if !s.InTurn || s.InStep {
 			return errors.New("tools listed outside a turn's step boundary")
 		}
+	case SessionStarted:
+		return s.startSession()
 	default:
 		return s.applyOrchestration(e)
 	}

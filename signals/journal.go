@@ -87,7 +87,7 @@ var journalCodes = map[eventlog.Type]string{
 	eventlog.TypeRequestHeader: "rh", eventlog.TypeRequestContext: "rx",
 	eventlog.TypeChildStarted: "cs", eventlog.TypeChildSettled: "cx", eventlog.TypeChildEnded: "ce",
 	eventlog.TypeDecisionRequested: "dq", eventlog.TypeDecisionMade: "dm", eventlog.TypeWaitStarted: "ws",
-	eventlog.TypeToolsListed: "tl", eventlog.TypeMessageScheduled: "is",
+	eventlog.TypeToolsListed: "tl", eventlog.TypeMessageScheduled: "is", eventlog.TypeSessionStarted: "sx",
 }
 
 // journalTypes is journalCodes reversed.

@@ -399,6 +399,14 @@ export interface EventlogServerTools {
 }
 /**
  * This interface was referenced by `TetherWireContract`'s JSON-Schema
+ * via the `definition` "eventlog.SessionStarted".
+ */
+export interface EventlogSessionStarted {
+  hooks: null | string[];
+  errors?: null | string[];
+}
+/**
+ * This interface was referenced by `TetherWireContract`'s JSON-Schema
  * via the `definition` "eventlog.State".
  */
 export interface EventlogState {
@@ -424,6 +432,7 @@ export interface EventlogState {
   pending?: null | EventlogPendingDecision[];
   waits?: null | EventlogWait[];
   scheduled?: null | EventlogScheduled[];
+  session_started?: boolean;
 }
 /**
  * This interface was referenced by `TetherWireContract`'s JSON-Schema
