@@ -25,6 +25,20 @@ type Hook struct {
 	TurnStopping   func(ctx workflow.Context, a Agent) error
 	ToolPre        func(ctx workflow.Context, a Agent, call Call) error
 	ToolPost       func(ctx workflow.Context, a Agent, call Call, result signals.ToolOutput) (signals.ToolOutput, error)
+	// SessionStart runs once per agent, when it is published, before its
+	// first turn: a notification that cannot veto (see the package doc).
+	// It seeds the agent, e.g. a.Inject(context) for the first step.
+	SessionStart func(ctx workflow.Context, a Agent, s Start) error
+}
+
+// Start is what session-start hooks learn of the agent's start beside
+// what Agent shows.
+type Start struct {
+	// Parent is the agent that spawned this one; nil for a root agent.
+	Parent *signals.ParentLink
+	// First is the message the agent was started with, pending in its
+	// next-turn list for the first turn; nil when it was started empty.
+	First *signals.Message
 }
 
 // Agent is what a hook sees of its agent. Methods are safe only inside the

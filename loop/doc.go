@@ -95,12 +95,14 @@
 // did not, so a tree counts every token whatever order its reports arrive
 // in (the shell also sends a child's reports one at a time).
 //
-// These are Rules3, the baseline of the first tagged release (Baseline,
-// Latest). A run keeps the rules it started with until it continues as
-// new, so a change to what the loop records or decides adds a version and
-// branches on it; a Config naming rules outside Baseline to Latest fails
-// the run (ErrUnknownRules). The pre-release generations (rules 1 and 2)
-// are gone, and so are their histories.
+// These are Rules3, the baseline of the first tagged release (Baseline),
+// and Rules4 (Latest), which add session start: a new agent that enabled
+// session-start hooks runs them once, before its first turn, and records
+// session/started (sessionstart.go). A run keeps the rules it started
+// with until it continues as new, so a change to what the loop records or
+// decides adds a version and branches on it; a Config naming rules outside
+// Baseline to Latest fails the run (ErrUnknownRules). The pre-release
+// generations (rules 1 and 2) are gone, and so are their histories.
 //
 // # Orchestration, not yet a machine of its own
 //

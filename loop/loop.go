@@ -22,10 +22,14 @@ const (
 	// the first tagged release. (Versions 1 and 2 were pre-release
 	// generations; no build from the baseline on replays them.)
 	Rules3 Rules = 3
+	// Rules4 add session-start: a fresh agent that enabled session-start
+	// hooks (Config.SessionStart) runs them before its first turn and
+	// records session/started (sessionstart.go).
+	Rules4 Rules = 4
 	// Baseline is the oldest rules this build follows.
 	Baseline = Rules3
 	// Latest is what new runs follow.
-	Latest = Rules3
+	Latest = Rules4
 )
 
 // ErrUnknownRules fails a run whose Config names rules this build does not
@@ -65,6 +69,10 @@ type Config struct {
 	// rather than left out of the log. The workflow shell sets it in every
 	// run.
 	NoteRefusedSelection bool
+	// SessionStart names the enabled hooks that have a session-start
+	// point, in chain order: under Rules4 a fresh agent runs them once,
+	// before its first turn (sessionstart.go). A restored run never does.
+	SessionStart []string
 }
 
 // DefaultMaxSeedBytes keeps a seed far below Temporal's 2 MiB payload limit.
@@ -137,7 +145,9 @@ type Loop struct {
 	rearming bool
 	// kick: a request left the open step work that no outcome will prompt.
 	kick bool
-	out  []Command
+	// start: the session-start hooks are due (a fresh agent, Rules4).
+	start bool
+	out   []Command
 
 	err error // a corrupt transition; the workflow fails with it
 }
@@ -162,6 +172,7 @@ func New(cfg Config) *Loop {
 	for _, n := range cfg.Local {
 		l.local[n] = true
 	}
+	l.start = cfg.Rules >= Rules4 && len(cfg.SessionStart) > 0
 	l.state.Selection = signals.Selection{Provider: o.Provider, Model: o.Model, Effort: o.Effort}
 	l.mcp = mcpState{servers: signals.MCPServers(o.Tools), listings: eventlog.Listings{}}
 	return l
@@ -270,6 +281,10 @@ func (l *Loop) outcome(now time.Time, in Input) error {
 	case Continue:
 		l.continueAsNew(now)
 	case HooksRan:
+		if in.Point == PointSessionStart {
+			l.sessionStarted(now, in)
+			break
+		}
 		l.hooksRan(now, in)
 	case ToolsListed:
 		if l.expect(listing, in) {

@@ -14,7 +14,9 @@ type phase int
 // The phases and their transitions. "→" is a transition the loop makes
 // itself; "⇒ X" emits command X and waits for its outcome.
 //
-//	idle         disposing → finished ⇒ Finish
+//	idle         session-start due (a fresh agent, rules 4) ⇒ RunHooks
+//	               session-start (publishing)
+//	             disposing → finished ⇒ Finish
 //	             work due (a wakeful message, or more next-turn work while
 //	               the running interval lasts) → proposing (turn/start)
 //	             maintenance queued, no work due ⇒ Summarize (compacting)
@@ -54,9 +56,11 @@ type phase int
 //	               it: the step (deciding), the retry (recovering), the
 //	               maintenance task (idle ⇒ AnswerMaintenance) or
 //	               Continue-As-New (⇒ ContinueAsNew)
+//	publishing   session/started (with the hooks' errors: a
+//	               notification never fails anything) → idle
 //	finished     nothing: the workflow completes
 //
-// A hook's error or panic, in any hook phase, fails the turn with its
+// A hook's error or panic, in any hook phase but publishing, fails the turn with its
 // reason (the open step closes; dangling calls get abandoned results).
 const (
 	idle phase = iota
@@ -74,11 +78,12 @@ const (
 	compacting
 	finished
 	listing
+	publishing
 )
 
 var phaseNames = [...]string{
 	"idle", "proposing", "boundary", "choosing", "deciding", "preparing", "shaping", "calling",
-	"recovering", "backoff", "tooling", "stopping", "compacting", "finished", "listing",
+	"recovering", "backoff", "tooling", "stopping", "compacting", "finished", "listing", "publishing",
 }
 
 func (p phase) String() string { return phaseNames[p] }

@@ -18,6 +18,7 @@ func Restore(cfg Config, seed signals.Seed) *Loop {
 		l.state.Selection = seed.Selection
 	}
 	l.prevRun, l.runs, l.made = seed.PrevRun, seed.Runs, seed.Made
+	l.start = false // the agent started in an earlier run
 	conv := eventlog.RestoreConversation(seed.Context)
 	l.chars, l.system, l.msgs = conv.Chars(), len(seed.Context.System), len(seed.Context.Messages)
 	l.contextBytes = conv.Chars()

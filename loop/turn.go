@@ -61,6 +61,9 @@ func (l *Loop) advance(now time.Time) {
 func (l *Loop) idle(now time.Time) bool {
 	s := l.state
 	switch {
+	case l.start:
+		l.startSession()
+		return false
 	case s.Disposing:
 		l.finish(now)
 		return false

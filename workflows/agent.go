@@ -76,7 +76,8 @@ func (a Agent) Run(ctx workflow.Context, in signals.AgentInput) (signals.AgentRe
 	r.observe(ctx)
 	lc := loop.Config{AgentID: info.WorkflowExecution.ID, Options: in.Options, Modes: cfg.ToolModes,
 		Local: cfg.LocalTools, Rules: rules, MaxSeedBytes: cfg.MaxSeedBytes, StreamHooks: r.hooks.stream,
-		Parent: in.Parent, Profiles: cfg.Profiles, Providers: cfg.Providers, NoteRefusedSelection: true}
+		Parent: in.Parent, Profiles: cfg.Profiles, Providers: cfg.Providers, NoteRefusedSelection: true,
+		SessionStart: r.hooks.sessionStartHooks()}
 	if in.Seed != nil {
 		r.loop = loop.Restore(lc, *in.Seed)
 		r.firstTurn = in.Seed.State.Turn

@@ -105,6 +105,9 @@ func serial(hs []hook.Hook, p string, has func(hook.Hook) bool, call func(hook.H
 // returns the outcome for the loop.
 
 func (r *run) runHooks(ctx workflow.Context, c loop.RunHooks) loop.Input {
+	if c.Point == loop.PointSessionStart {
+		return r.sessionStart()
+	}
 	a := view{r: r, ctx: ctx}
 	var out []string
 	err := r.hooks.check()
