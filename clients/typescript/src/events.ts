@@ -261,6 +261,16 @@ export const EventShapes: Readonly<Record<string, EventShape>> = {
     "zero": {},
     "maps": []
   },
+  "session/started": {
+    "fields": [
+      "hooks",
+      "errors"
+    ],
+    "zero": {
+      "hooks": null
+    },
+    "maps": []
+  },
   "status": {
     "fields": [
       "status"
