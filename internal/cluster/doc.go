@@ -5,7 +5,10 @@
 // (go.temporal.io/server/tools/sql), the namespace and Tether's search
 // attributes registered through the API as an operator would, and the
 // Temporal Web UI beside it. Workers and clients reach it over gRPC like any
-// cluster; nothing in Tether knows it from another.
+// cluster; nothing in Tether knows it from another. One thing a stock
+// cluster lacks: like the embedded server (both are devserver.Node), its
+// frontend holds every start of tether.Agent to Tether's rule that an
+// agent's ID names one session (devserver.StartPolicy).
 //
 // It must never:
 //   - create, stop or delete the PostgreSQL server: it is given one (the

@@ -49,6 +49,15 @@
 // one partition per task queue, so a turn costs the workflow tasks and
 // activities it needs and no further hop.
 //
+// Starts of agents: Node.NewServer puts StartPolicy on the frontend, here
+// and on internal/cluster's server, so every start of tether.Agent, from any
+// client over gRPC or HTTP (start, signal-with-start, update-with-start),
+// runs with the reuse policy REJECT_DUPLICATE, and one that would open a
+// second session under an agent's ID (another reuse policy,
+// TERMINATE_EXISTING, a cron schedule, a retrying workflow) is refused with
+// InvalidArgument naming the rule (startpolicy.go). Other workflow types
+// keep Temporal's defaults.
+//
 // Invariants: Start returns only once the frontend answers DescribeNamespace
 // for Options.Namespace with every requested search attribute registered;
 // Stop is idempotent and stops the UI as well as the server.

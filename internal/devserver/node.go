@@ -66,8 +66,10 @@ func (n Node) Configure(c *config.Config) {
 
 // NewServer builds the Temporal server for conf (made by Configure) with
 // all its services, static hosts instead of ringpop (faster, no
-// membership ports), and conf's authorizer and claim mapper; extra adds
-// options such as a dynamic config client.
+// membership ports), conf's authorizer and claim mapper, and StartPolicy
+// on the frontend; extra adds options such as a dynamic config client (not
+// frontend interceptors: WithChainedFrontendGrpcInterceptors would replace
+// StartPolicy).
 func (n Node) NewServer(conf *config.Config, logger log.Logger, extra ...temporal.ServerOption) (temporal.Server, error) {
 	authorizer, err := authorization.GetAuthorizerFromConfig(&conf.Global.Authorization)
 	if err != nil {
@@ -88,6 +90,7 @@ func (n Node) NewServer(conf *config.Config, logger log.Logger, extra ...tempora
 		temporal.WithLogger(logger),
 		temporal.WithAuthorizer(authorizer),
 		temporal.WithClaimMapper(func(*config.Config) authorization.ClaimMapper { return claimMapper }),
+		temporal.WithChainedFrontendGrpcInterceptors(StartPolicy),
 	}, extra...)...)
 }
 
