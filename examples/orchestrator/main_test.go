@@ -16,7 +16,7 @@ import (
 )
 
 // lookup is the task both children get: the researcher's profile lets it
-// call lookup_fact, the reviewer's only current_time.
+// call lookup_fact, the reviewer's lets it call nothing.
 const lookup = `/tool lookup_fact {"topic":"mars"}`
 
 // A parent spawns one child of each profile and reads their answers as
@@ -33,7 +33,7 @@ func TestOrchestratorChildrenGetTheirProfilesPromptAndTools(t *testing.T) {
 		return "/tool spawn_agent " + string(args)
 	}
 	h, err := srv.Agents.Create(ctx, agent.CreateOptions{
-		Options: signals.AgentOptions{Tools: []string{"spawn_agent", "lookup_fact", "current_time"}},
+		Options: signals.AgentOptions{Tools: []string{"spawn_agent", "lookup_fact"}},
 		First:   spawn("researcher") + "\n" + spawn("reviewer"),
 	})
 	require.NoError(t, err)
@@ -59,7 +59,7 @@ func TestOrchestratorChildrenGetTheirProfilesPromptAndTools(t *testing.T) {
 		}
 	}
 	require.Contains(t, researcher, "result: Mars has two moons, Phobos and Deimos.")
-	require.NotContains(t, reviewer, "Phobos", "the reviewer's profile gives it no lookup_fact")
+	require.NotContains(t, reviewer, "Phobos", "the reviewer's profile of no tools gives it no lookup_fact, though its parent has it")
 	require.Contains(t, reviewer, "error result:")
 
 	var answers []string
