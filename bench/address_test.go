@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"log/slog"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/contrib/envconfig"
 	tlog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/worker"
 
 	"github.com/tetherdev/tether/agent"
 	"github.com/tetherdev/tether/bench/workload"
@@ -51,14 +53,32 @@ func latencyTarget(tb testing.TB) latencyServer {
 	if addr == "" {
 		return embeddedTarget(tb)
 	}
+	e := addressTarget(tb, addr, workflows.Config{}, registerFloor)
+	e.prefix = "latency-" + e.prefix
+	return e
+}
+
+// historyTarget is the embedded server with a worker of cfg, or the server
+// at envAddress with such a worker on a queue of the run's own.
+func historyTarget(tb testing.TB, cfg workflows.Config) latencyServer {
+	tb.Helper()
+	if addr := os.Getenv(envAddress); addr != "" {
+		return addressTarget(tb, addr, cfg)
+	}
+	return latencyServer{env: serverWith(tb, cfg), name: "embedded", queue: signals.TaskQueue}
+}
+
+// addressTarget dials the server at addr and starts a worker of cfg there
+// on a task queue of this run's own; prefix is the run's own too.
+func addressTarget(tb testing.TB, addr string, cfg workflows.Config, more ...func(worker.Registry)) latencyServer {
+	tb.Helper()
 	c, err := dialAddress(addr)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(c.Close)
-	run := strconv.FormatInt(time.Now().UnixNano(), 36)
-	queue := "tether-bench-" + run
-	w, err := newWorker(c, queue, workload.Model{}, workloadTools(), workflows.Config{}, registerFloor)
+	queue, run := runQueue()
+	w, err := newWorker(c, queue, workload.Model{}, workloadTools(), cfg, more...)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -66,7 +86,7 @@ func latencyTarget(tb testing.TB) latencyServer {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(w.Stop)
-	return latencyServer{env: &env{c: c, agents: agent.New(c, queue)}, name: addr, queue: queue, prefix: "latency-" + run + "-"}
+	return latencyServer{env: &env{c: c, agents: agent.New(c, queue)}, name: addr, queue: queue, prefix: run + "-"}
 }
 
 // envDynamicConfig adds dynamic config to the embedded server of the
@@ -169,6 +189,7 @@ func TestTurnLatencyRunsAgainstAServerGivenByAddress(t *testing.T) {
 	e := latencyTarget(t)
 	require.Equal(t, srv.srv.HostPort(), e.name)
 	require.NotEqual(t, signals.TaskQueue, e.queue)
+	require.Len(t, e.queue, len(signals.TaskQueue), "a run's queue weighs in history what Tether's does")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	for _, s := range []*subject{e.tetherSubject(t, "activity-tool", workload.Fetch, 3), e.floorSubject(t)} {
@@ -191,4 +212,16 @@ func TestDynamicConfigForTheEmbeddedServerIsReadAsKeyValuePairs(t *testing.T) {
 		"system.enableActivityEagerExecution": false, "k": "v"}, got)
 	_, err = parseDynamicConfig("history.transferProcessorMaxPollRPS")
 	require.ErrorContains(t, err, "is not key=value")
+}
+
+// runQueue names a run's own task queue on a shared server, and the run:
+// "tb" and 4 random letters or digits, as long as Tether's own queue
+// (signals.TaskQueue), since a queue's name is written in every task
+// scheduled (7 times an activity-tool turn), so that a history measured
+// there weighs what it would on Tether's queue.
+func runQueue() (queue, run string) {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	run = string(signals.DrawnID(b))[signals.DrawnIDLen-4:]
+	return "tb" + run, run
 }

@@ -21,7 +21,8 @@ import (
 // one, and with the activity tool on a worker that writes no search
 // attributes (--no-search-attributes). Each followup is a signal, as the
 // bar's workload says, except in activity-tool-acknowledged, where it is
-// the Go client's default, an acknowledged update.
+// the Go client's default, an acknowledged update. With
+// TETHER_BENCH_ADDRESS set it runs against that server (address_test.go).
 func BenchmarkHistory50Turns(b *testing.B) {
 	for _, c := range []struct {
 		name, tool string
@@ -39,14 +40,14 @@ func BenchmarkHistory50Turns(b *testing.B) {
 
 func history50(b *testing.B, tool string, cfg workflows.Config, send agent.SendOption) {
 	const turns = 50
-	e := serverWith(b, cfg)
+	e := historyTarget(b, cfg)
 	c, agents := e.c, e.agents
 	ctx := context.Background()
 
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
 		h, err := agents.Create(ctx, agent.CreateOptions{
-			ID: fmt.Sprintf("history-%d", i), Options: signals.AgentOptions{Tools: []string{tool}}, First: "turn 1",
+			ID: fmt.Sprintf("%shistory-%d", e.prefix, i), Options: signals.AgentOptions{Tools: []string{tool}}, First: "turn 1",
 		})
 		if err != nil {
 			b.Fatal(err)

@@ -60,7 +60,7 @@ func (p *phases) add(ev *historypb.HistoryEvent) {
 		}
 		run := at.Sub(st.GetEventTime().AsTime())
 		switch sch.GetActivityTaskScheduledEventAttributes().GetActivityType().GetName() {
-		case signals.ModelActivity, floorModel:
+		case signals.ModelActivity, floorModel, peerModel:
 			p.modelRun = append(p.modelRun, run)
 		default:
 			p.toolRun = append(p.toolRun, run)
