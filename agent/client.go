@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
@@ -150,12 +149,13 @@ func (r *Client) Attach(ctx context.Context, id string) (*Handle, error) {
 	return h, nil
 }
 
-// newID returns a random 64-bit hex ID: unique enough within one agent,
-// and short, since a message ID recurs in its inbox events.
+// newID returns a random 64-bit ID (signals.DrawnID, 11 letters or
+// digits): unique enough within one agent, and short, since a message ID
+// recurs in its update and inbox events.
 func newID() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
+	return string(signals.DrawnID(b))
 }
 
 // NewMessageID returns a fresh MessageID.

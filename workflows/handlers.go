@@ -68,22 +68,33 @@ func (r *run) accept(ctx workflow.Context, m signals.Message, rt signals.Route, 
 	}
 }
 
+// ackWire is what an acknowledged message's update answers: a
+// signals.Ack without its message ID, which the client sent and fills in
+// again (agent.deliverMessage, the TypeScript client's deliverMessage), so
+// the update's completed event does not write it a sixth time (33 bytes
+// of every acknowledged turn). A client that reads the ID from the answer
+// finds it empty and reports the message delivered with Seq -1. Update
+// results are not replayed, so runs recorded with the whole Ack replay.
+type ackWire struct {
+	Seq int64 `json:"seq"` // signals.Ack.Seq
+}
+
 // acked accepts a message for an update and answers its ack.
-func (r *run) acked(ctx workflow.Context, m signals.Message, rt signals.Route, at time.Time) (signals.Ack, error) {
+func (r *run) acked(ctx workflow.Context, m signals.Message, rt signals.Route, at time.Time) (ackWire, error) {
 	r.drainSignals()
 	rd := r.request(ctx, loop.Accept{Message: m, List: rt.List, Wake: rt.Wake, At: at})
 	switch {
 	case rd.Err != nil:
-		return signals.Ack{}, reject(rd.Err)
+		return ackWire{}, reject(rd.Err)
 	case len(rd.Recorded) == 0 || r.loop.Err() != nil:
-		return signals.Ack{}, errNotAccepting
+		return ackWire{}, errNotAccepting
 	}
-	return signals.Ack{MessageID: m.ID, Seq: rd.Recorded[0].Seq}, nil
+	return ackWire{Seq: rd.Recorded[0].Seq}, nil
 }
 
 func (r *run) messageUpdate(ctx workflow.Context, name string, rt signals.Route) error {
 	return workflow.SetUpdateHandlerWithOptions(ctx, name,
-		func(ctx workflow.Context, m signals.Message) (signals.Ack, error) {
+		func(ctx workflow.Context, m signals.Message) (ackWire, error) {
 			return r.acked(ctx, m, rt, time.Time{})
 		},
 		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, m signals.Message) error {
@@ -97,7 +108,7 @@ func (r *run) messageUpdate(ctx workflow.Context, name string, rt signals.Route)
 
 func (r *run) sendUpdate(ctx workflow.Context) error {
 	return workflow.SetUpdateHandlerWithOptions(ctx, signals.SendUpdate.Name,
-		func(ctx workflow.Context, s signals.Send) (signals.Ack, error) {
+		func(ctx workflow.Context, s signals.Send) (ackWire, error) {
 			return r.acked(ctx, s.Message, s.Route(), s.At)
 		},
 		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, s signals.Send) error {

@@ -107,9 +107,13 @@ export class AgentHandle {
     return this.deliverMessage(name, m, o.timeoutMs);
   }
 
+  /**
+   * deliverMessage sends a message as an update. The workflow answers its
+   * inbox position alone ({seq}); the message ID is the one sent.
+   */
   private async deliverMessage(name: string, m: SignalsMessage, timeoutMs?: number): Promise<SignalsAck> {
-    const ack = await this.deliver<SignalsAck>(name, messageUpdateId(m.id, m.content), m, timeoutMs);
-    return ack ?? { message_id: m.id, seq: -1 };
+    const ack = await this.deliver<Partial<SignalsAck>>(name, messageUpdateId(m.id, m.content), m, timeoutMs);
+    return { message_id: m.id, seq: ack?.seq ?? -1 };
   }
 
   /**

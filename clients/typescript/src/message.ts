@@ -6,9 +6,20 @@ import { InvalidMessageError } from './errors';
 /** The longest message ID Tether takes. */
 export const MAX_MESSAGE_ID = 128;
 
-/** newMessageId returns a fresh random 64-bit hex ID, as the Go client does. */
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/**
+ * newMessageId returns a fresh random 64-bit ID as the Go client draws it
+ * (signals.DrawnID): the bits in base 62, 11 letters or digits.
+ */
 export function newMessageId(): string {
-  return randomBytes(8).toString('hex');
+  let n = randomBytes(8).readBigUInt64BE();
+  let out = '';
+  for (let i = 0; i < 11; i++) {
+    out = BASE62[Number(n % 62n)] + out;
+    n /= 62n;
+  }
+  return out;
 }
 
 /**
