@@ -375,9 +375,10 @@ func (c Config) Embedded() bool { return c.Dev || c.Demo != "" }
 // DataPath returns the absolute data directory.
 func (c Config) DataPath() (string, error) { return filepath.Abs(c.DataDir) }
 
-// Module supplies the configuration and its parts.
+// Module supplies the configuration and its parts (parts.go).
 func Module(c Config) fx.Option {
 	return fx.Module("config",
-		fx.Supply(c, c.Provider, c.Tools, c.Workflow, c.Stream, c.MCP, c.Telemetry),
+		fx.Supply(c, c.Provider, c.Tools, c.Workflow, c.Stream, c.MCP, c.Telemetry, c.Console,
+			c.Queue(), c.DevPart(), c.DemoPart(), c.Tuning()),
 	)
 }

@@ -32,7 +32,8 @@ var Module = fx.Module("console",
 // Params are New's dependencies.
 type Params struct {
 	fx.In
-	Config        configfx.Config
+	Config        configfx.ConsoleConfig
+	Queue         configfx.Queue
 	Client        client.Client
 	DataConverter converter.DataConverter
 	Server        *devserver.Server
@@ -46,7 +47,7 @@ type Endpoint struct{ URL string }
 // New binds the address at construction, so a port in use fails the app
 // before it starts, and serves from start to stop.
 func New(p Params) (Endpoint, error) {
-	cfg := p.Config.Console
+	cfg := p.Config
 	if err := console.CheckAddr(cfg.Addr, cfg.Token); err != nil {
 		return Endpoint{}, &startup.Error{Problem: err.Error(), Fix: "set " + configfx.EnvConsoleToken + ", or serve on loopback", Err: err}
 	}
@@ -58,9 +59,9 @@ func New(p Params) (Endpoint, error) {
 	if err != nil {
 		return Endpoint{}, err
 	}
-	c, err := console.New(console.Options{Client: p.Client, DataConverter: p.DataConverter, TaskQueue: p.Config.TaskQueue,
+	c, err := console.New(console.Options{Client: p.Client, DataConverter: p.DataConverter, TaskQueue: p.Queue.TaskQueue,
 		Namespace: p.Server.Namespace(), Token: cfg.Token, LoginToRead: !console.Loopback(cfg.Addr), TLS: tlsConfig,
-		TemporalUI: p.Server.UIAddress(), Logger: p.Logger, NoSearchAttributes: p.Config.NoSearchAttributes,
+		TemporalUI: p.Server.UIAddress(), Logger: p.Logger, NoSearchAttributes: p.Queue.NoSearchAttributes,
 		TrustedProxies: cfg.TrustedProxies})
 	if err != nil {
 		return Endpoint{}, err

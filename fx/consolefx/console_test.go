@@ -22,7 +22,7 @@ func TestBeyondLoopbackTheConsoleNeedsATokenAndTLS(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			cfg, err := configfx.Load([]string{"--dev", "--console-addr", "0.0.0.0:0"}, func(k string) string { return tc.env[k] }, io.Discard)
 			require.NoError(t, err)
-			_, err = New(Params{Config: cfg})
+			_, err = New(Params{Config: cfg.Console, Queue: cfg.Queue()})
 			var se *startup.Error
 			require.ErrorAs(t, err, &se)
 			require.Contains(t, startup.Explain(err), tc.want)

@@ -34,7 +34,8 @@ const Timeout = 2 * time.Minute
 // Params are Register's dependencies; Worker orders the demo after it.
 type Params struct {
 	fx.In
-	Config     configfx.Config
+	Config     configfx.DemoConfig
+	Queue      configfx.Queue
 	Client     client.Client
 	Converter  converter.DataConverter
 	Providers  providerfx.Providers
@@ -83,10 +84,10 @@ func Run(ctx context.Context, p Params, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "\nTools: %v\n\n", opts.Tools)
 	aopts := []agent.Option{agent.WithDataConverter(p.Converter)}
-	if p.Config.NoSearchAttributes {
+	if p.Queue.NoSearchAttributes {
 		aopts = append(aopts, agent.WithoutSearchAttributes())
 	}
-	h, err := agent.New(p.Client, p.Config.TaskQueue, aopts...).Create(ctx, agent.CreateOptions{ID: id, Options: opts, First: p.Config.Demo})
+	h, err := agent.New(p.Client, p.Queue.TaskQueue, aopts...).Create(ctx, agent.CreateOptions{ID: id, Options: opts, First: p.Config.Prompt})
 	if err != nil {
 		return err
 	}
@@ -105,7 +106,7 @@ func Run(ctx context.Context, p Params, out io.Writer) error {
 	if p.Config.DataDir != configfx.DefaultDataDir {
 		dev += " --data-dir " + p.Config.DataDir
 	}
-	if ws := p.Config.Tools.Workspace; ws != "" {
+	if ws := p.Config.Workspace; ws != "" {
 		dev += " --workspace " + ws // the demo agent names the file tools
 	}
 	fmt.Fprintf(out, "\nAgent %s is %s after turn %d. Inspect it in the Web UI: %s\n", id, st.Status, st.Turn, dev)

@@ -24,7 +24,7 @@ var Module = fx.Module("devserver", fx.Provide(New))
 // its payload codec; the Web UI then decodes payloads with it.
 type Params struct {
 	fx.In
-	Config    configfx.Config
+	Config    configfx.DevConfig
 	Codec     codecfx.Endpoint `optional:"true"`
 	Lifecycle fx.Lifecycle
 	Logger    *slog.Logger
@@ -44,9 +44,9 @@ func New(p Params) (*devserver.Server, error) {
 	if opts.MutualTLS {
 		// The UI holds the client certificate: it asks for the console's
 		// token, as the console does.
-		opts.UIToken = p.Config.Console.Token
+		opts.UIToken = p.Config.UIToken
 	}
-	if p.Config.Demo != "" {
+	if p.Config.Demo {
 		opts.GRPCPort, opts.UIPort = 0, 0
 	}
 	srv, err := devserver.Start(context.Background(), opts)

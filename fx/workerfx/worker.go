@@ -44,7 +44,7 @@ type Activities struct {
 // ActivityParams are NewActivities' dependencies; live streams are optional.
 type ActivityParams struct {
 	fx.In
-	Config    configfx.Config
+	Tuning    configfx.WorkerTuning
 	Client    client.Client
 	Providers providerfx.Providers
 	Tools     *tools.Registry
@@ -60,7 +60,7 @@ func NewActivities(p ActivityParams) (Activities, error) {
 	reader := activities.NewLogReader(activities.WorkflowLog{Client: p.Client}, 0)
 	reg := p.Tools
 	// Record at least as often as heartbeats are sent, so each carries news.
-	every := min(activities.DefaultHeartbeatEvery, p.Config.HeartbeatInterval)
+	every := min(activities.DefaultHeartbeatEvery, p.Tuning.HeartbeatInterval)
 	a := Activities{
 		Model: &activities.Model{Providers: p.Providers.ByName, DefaultProvider: p.Providers.Default, Tools: reg, Log: reader,
 			Streams: p.Streams, StreamHooks: map[string]activities.StreamHook{}, HeartbeatEvery: every},
@@ -124,7 +124,9 @@ func WorkflowConfig(base workflows.Config, hooks []hook.Hook, reg *tools.Registr
 // Params are New's dependencies.
 type Params struct {
 	fx.In
-	Config        configfx.Config
+	Queue         configfx.Queue
+	Tuning        configfx.WorkerTuning
+	Workflow      workflows.Config
 	Client        client.Client
 	Activities    Activities
 	Tools         *tools.Registry
@@ -165,21 +167,21 @@ func SizeCache(n int) {
 // New registers everything and ties the worker to the app's lifecycle. A
 // fatal worker error shuts the app down with exit code 1.
 func New(p Params) worker.Worker {
-	w := worker.New(p.Client, p.Config.TaskQueue, worker.Options{
+	w := worker.New(p.Client, p.Queue.TaskQueue, worker.Options{
 		// The deprecated field is the one that sets the recorded build ID
 		// alone: DeploymentOptions also records a deployment name, ~120
 		// bytes a turn, for versioning Tether does not use.
 		//lint:ignore SA1019 see above
 		BuildID:                      BuildID(),
-		MaxHeartbeatThrottleInterval: p.Config.HeartbeatInterval,
-		StickyScheduleToStartTimeout: p.Config.StickyTimeout,
+		MaxHeartbeatThrottleInterval: p.Tuning.HeartbeatInterval,
+		StickyScheduleToStartTimeout: p.Tuning.StickyTimeout,
 		WorkflowTaskPollerBehavior:   WorkflowPollers(),
 		OnFatalError: func(err error) {
 			p.Logger.Error("Worker failed", "error", err)
 			_ = p.Shutdowner.Shutdown(fx.ExitCode(1))
 		},
 	})
-	cfg := WorkflowConfig(p.Config.Workflow, p.Hooks, p.Tools)
+	cfg := WorkflowConfig(p.Workflow, p.Hooks, p.Tools)
 	cfg.Tools = append(cfg.Tools, p.ToolNames...)
 	slices.Sort(cfg.Tools)
 	cfg.Observer = p.Observer

@@ -1,0 +1,66 @@
+package configfx
+
+import (
+	"path/filepath"
+	"time"
+)
+
+// The parts of Config that the fx modules take, each only what its
+// constructor reads (Module supplies them beside Config's own sub-structs:
+// Provider, Tools, Workflow, Stream, MCP, Telemetry, Console), so a module
+// is built and tested from its part and no module reads another's fields.
+
+// Queue is where agents run and whether they carry Tether's search
+// attributes: what a part that starts or lists agents needs.
+type Queue struct {
+	TaskQueue          string
+	NoSearchAttributes bool
+}
+
+// DevConfig is the embedded server's part (--dev, --demo).
+type DevConfig struct {
+	DataDir          string
+	GRPCPort, UIPort int
+	MutualTLS        bool
+	// Demo says the demo runs on it: free ports and no UI.
+	Demo bool
+	// UIToken is the console's token, which the Web UI asks for when
+	// MutualTLS hands it the client certificate.
+	UIToken string
+}
+
+// DataPath is the data directory as an absolute path.
+func (d DevConfig) DataPath() (string, error) { return filepath.Abs(d.DataDir) }
+
+// DemoConfig is the demo's part: its prompt, and what it tells the user
+// to run next (the data dir and workspace it ran with).
+type DemoConfig struct {
+	Prompt, DataDir, Workspace string
+}
+
+// WorkerTuning is how the worker heartbeats running calls and how long a
+// task waits for the worker that has its agent cached.
+type WorkerTuning struct {
+	HeartbeatInterval, StickyTimeout time.Duration
+}
+
+// Queue is c's Queue part.
+func (c Config) Queue() Queue {
+	return Queue{TaskQueue: c.TaskQueue, NoSearchAttributes: c.NoSearchAttributes}
+}
+
+// DevPart is c's DevConfig part.
+func (c Config) DevPart() DevConfig {
+	return DevConfig{DataDir: c.DataDir, GRPCPort: c.GRPCPort, UIPort: c.UIPort, MutualTLS: c.MutualTLS,
+		Demo: c.Demo != "", UIToken: c.Console.Token}
+}
+
+// DemoPart is c's DemoConfig part.
+func (c Config) DemoPart() DemoConfig {
+	return DemoConfig{Prompt: c.Demo, DataDir: c.DataDir, Workspace: c.Tools.Workspace}
+}
+
+// Tuning is c's WorkerTuning part.
+func (c Config) Tuning() WorkerTuning {
+	return WorkerTuning{HeartbeatInterval: c.HeartbeatInterval, StickyTimeout: c.StickyTimeout}
+}

@@ -1,0 +1,52 @@
+package configfx
+
+import (
+	"io"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/fx"
+	"go.uber.org/fx/fxtest"
+)
+
+// allParts are the parts Module supplies, as a module asking for one gets
+// it.
+type allParts struct {
+	q  Queue
+	d  DevConfig
+	dm DemoConfig
+	w  WorkerTuning
+	cc ConsoleConfig
+}
+
+func partsOf(t *testing.T, args ...string) (Config, allParts) {
+	t.Helper()
+	env := map[string]string{EnvConsoleToken: "an-operator-token-of-some-length"}
+	c, err := Load(args, func(k string) string { return env[k] }, io.Discard)
+	require.NoError(t, err)
+	var p allParts
+	fxtest.New(t, Module(c), fx.NopLogger, fx.Populate(&p.q, &p.d, &p.dm, &p.w, &p.cc)).RequireStart().RequireStop()
+	return c, p
+}
+
+// Each module's part carries the flags it reads, and Module supplies
+// every part: a module that asks for its part gets what the flags said.
+func TestModuleSuppliesEachModulesPartFromTheFlags(t *testing.T) {
+	c, p := partsOf(t, "--dev", "--task-queue", "tq", "--no-search-attributes", "--data-dir", "/tmp/tether-parts",
+		"--port", "7999", "--ui-port", "8999", "--mutual-tls", "--workspace", "/tmp/ws",
+		"--heartbeat-interval", "2500ms", "--sticky-timeout", "4s")
+	require.Equal(t, Queue{TaskQueue: "tq", NoSearchAttributes: true}, p.q)
+	require.Equal(t, DevConfig{DataDir: "/tmp/tether-parts", GRPCPort: 7999, UIPort: 8999, MutualTLS: true,
+		UIToken: "an-operator-token-of-some-length"}, p.d)
+	require.Equal(t, DemoConfig{DataDir: "/tmp/tether-parts", Workspace: "/tmp/ws"}, p.dm)
+	require.Equal(t, WorkerTuning{HeartbeatInterval: 2500 * time.Millisecond, StickyTimeout: 4 * time.Second}, p.w)
+	require.Equal(t, c.Console, p.cc)
+	path, err := p.d.DataPath()
+	require.NoError(t, err)
+	require.Equal(t, "/tmp/tether-parts", path)
+
+	_, p = partsOf(t, "--demo", "--prompt", "hi there")
+	require.True(t, p.d.Demo, "the demo's server takes free ports")
+	require.Equal(t, "hi there", p.dm.Prompt)
+}
