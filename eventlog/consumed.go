@@ -55,7 +55,8 @@ func ConsumedWork(events []Event) map[MessageID]Outcome {
 		case StepStart, StepEnd, SystemMessage, UserMessage, RuntimeContext, AssistantMessage, AssistantAttempt,
 			ToolCall, ToolResult, StatusChanged, ContextPruned, ContextCompacted, ModelSelected, TurnCanceling,
 			AgentDisposing, MaintenanceQueued, MaintenanceDone, RequestHeader, RequestContext, ChildStarted,
-			ChildSettled, ChildEnded, DecisionRequested, DecisionMade, WaitStarted, ToolsListed, SessionStarted:
+			ChildSettled, ChildEnded, DecisionRequested, DecisionMade, WaitStarted, ToolsListed, SessionStarted,
+			SessionForked:
 		}
 	}
 	return out

@@ -107,7 +107,8 @@ func (c *Conversation) Apply(e Event) {
 	case InboxInserted, InboxClaimed, InboxDiscarded, TurnStart, TurnEnd, StepStart, StepEnd,
 		AssistantAttempt, ToolCall, StatusChanged, ModelSelected, TurnCanceling, AgentDisposing,
 		MaintenanceQueued, MaintenanceDone, RequestHeader, RequestContext, ChildStarted, ChildSettled, ChildEnded,
-		DecisionRequested, DecisionMade, WaitStarted, SessionStarted:
+		DecisionRequested, DecisionMade, WaitStarted, SessionStarted,
+		SessionForked:
 	}
 }
 

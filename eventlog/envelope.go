@@ -110,6 +110,8 @@ func Decode(env Envelope) (Event, error) {
 		return decodeAs[MessageScheduled](env)
 	case TypeSessionStarted:
 		return decodeAs[SessionStarted](env)
+	case TypeSessionForked:
+		return decodeAs[SessionForked](env)
 	default:
 		return nil, fmt.Errorf("%w: %q (seq %d)", ErrUnknownType, env.Type, env.Seq)
 	}

@@ -66,6 +66,8 @@ var samples = map[Type]Event{
 		{Server: "search", Unchanged: true},
 		{Server: "tickets", Error: "connect: connection refused"},
 	}},
+	TypeSessionForked: SessionForked{Source: "agent-a1", Run: "run-7", At: 41, ReplacedLast: "and in French?", Replaced: "and in German?",
+		Dropped: []MessageID{"m8"}},
 	TypeSessionStarted: SessionStarted{Hooks: []string{"greeter", "audit"}, Errors: []string{"hook audit failed at session-start: store unreachable"}},
 }
 

@@ -230,6 +230,8 @@ func (s *State) applyControl(e Event) error {
 		}
 	case SessionStarted:
 		return s.startSession()
+	case SessionForked:
+		return s.forked(e)
 	default:
 		return s.applyOrchestration(e)
 	}

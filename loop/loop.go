@@ -148,6 +148,9 @@ type Loop struct {
 	// start: the session-start hooks are due (a fresh agent, Rules4).
 	start bool
 	out   []Command
+	// fork: a forked agent's first event, recorded by the first Step
+	// (fork.go).
+	fork *eventlog.SessionForked
 
 	err error // a corrupt transition; the workflow fails with it
 }
@@ -182,6 +185,7 @@ func New(cfg Config) *Loop {
 func (l *Loop) Step(now time.Time, in Input) Ready {
 	from := len(l.log)
 	l.out = nil
+	l.recordFork(now)
 	if l.rearming {
 		l.rearming = false
 		l.rearm(now)

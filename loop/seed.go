@@ -33,6 +33,8 @@ func Restore(cfg Config, seed signals.Seed) *Loop {
 		}
 	}
 	l.rearming = len(l.state.Scheduled) > 0
+	// A fork's first run: Step records session/forked first.
+	l.fork = seed.Fork
 	if t := seed.Turn; t != nil && l.state.InTurn { // continued between two steps
 		l.turn = turnWork{retry: t.Retry, last: stepOutcome{toolCalls: t.ToolCalls, concluded: t.Concluded},
 			failed: t.Failed, lastText: t.LastText}

@@ -43,6 +43,9 @@ type sources struct {
 	appends    int
 	modelInput map[string]int
 	bareModel  string
+	// fork is the seed of a forked agent's first run: its log starts at
+	// fork.State.Len (chainBase).
+	fork *signals.Seed
 }
 
 // Projector rebuilds session logs from histories whose payloads its data
@@ -153,7 +156,9 @@ func dedupe(envs []eventlog.Envelope) []eventlog.Envelope {
 }
 
 // FromChain returns the session log of a chain of runs (Continue-As-New),
-// given each run's history in order: the whole log from seq 0, gap-free.
+// given each run's history in order: the whole log from seq 0, gap-free;
+// for a forked agent, from its session/forked event on (what precedes it
+// is the source's, which the event names).
 func (p Projector) FromChain(runs ...[]*historypb.HistoryEvent) ([]eventlog.Envelope, error) {
 	s := p.newSources()
 	for i, events := range runs {
@@ -165,8 +170,9 @@ func (p Projector) FromChain(runs ...[]*historypb.HistoryEvent) ([]eventlog.Enve
 	if err != nil {
 		return nil, err
 	}
+	base := s.chainBase()
 	for i, env := range log {
-		if env.Seq != int64(i) {
+		if env.Seq != base+int64(i) {
 			return nil, fmt.Errorf("chain log has a gap: seq %d at position %d", env.Seq, i)
 		}
 	}

@@ -76,6 +76,9 @@ func (s *sources) started(in *commonpb.Payloads) error {
 		s.message(*input.First)
 	}
 	if seed := input.Seed; seed != nil {
+		if seed.Fork != nil && s.run == 1 {
+			s.fork = seed
+		}
 		// Pending messages carried from the previous run, with content.
 		for _, l := range [][]eventlog.Pending{seed.State.Inbox.NextTurn, seed.State.Inbox.NextStep} {
 			for _, p := range l {

@@ -227,6 +227,11 @@ type Seed struct {
 	// Turn, when set, is the turn the previous run continued as new in the
 	// middle of, between two steps: the next run goes on with it.
 	Turn *OpenTurn `json:"turn,omitempty"`
+	// Fork, when set, seeds the first run of a forked agent (loop.ForkSeed):
+	// State and Context are another agent's log folded up to Fork.At, and
+	// the run records Fork as its first event, at Fork.At+1. A run that
+	// continued as new carries none.
+	Fork *eventlog.SessionForked `json:"fork,omitempty"`
 }
 
 // OpenTurn is what the loop holds of a turn between two steps, besides the

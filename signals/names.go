@@ -49,6 +49,9 @@ const (
 	// "wait" (a wait tool sleeps); empty when it waits for nothing.
 	AttrWaiting   = "TetherWaiting"   // Keyword
 	AttrWaitUntil = "TetherWaitUntil" // Datetime: when the earliest wait ends
+	// AttrForkOf is the agent a forked agent was forked from (agent.Fork);
+	// unset for an agent that was not forked.
+	AttrForkOf = "TetherForkOf" // Keyword
 )
 
 // SearchAttributeKinds lists Tether's custom search attributes with their
@@ -60,6 +63,7 @@ var SearchAttributeKinds = map[string]string{
 	AttrTurn:      "Int",
 	AttrWaiting:   "Keyword",
 	AttrWaitUntil: "Datetime",
+	AttrForkOf:    "Keyword",
 }
 
 // Durable ID formats. Activity IDs are written to history and named by the
