@@ -15,6 +15,8 @@ type Agent struct {
 	Config Config
 	// observe, when set (tests), sees each run's loop once it is built.
 	observe func(*loop.Loop)
+	// build, when set (tests), stands for another build (see build).
+	build build
 }
 
 // run is one run of the agent workflow: the loop plus the Temporal edge.
@@ -60,11 +62,11 @@ type run struct {
 func (a Agent) Run(ctx workflow.Context, in signals.AgentInput) (signals.AgentResult, error) {
 	cfg := a.Config.withDefaults()
 	info := workflow.GetInfo(ctx)
-	rc, err := recordRunConfig(ctx, cfg)
+	rc, err := recordRunConfig(ctx, cfg, a.build)
 	if err != nil {
 		return signals.AgentResult{}, err
 	}
-	cfg, rules := rc.apply(cfg), rc.rules()
+	cfg, rules := rc.apply(cfg), rc.rules(a.build)
 	if in.Seed == nil {
 		// A new agent whose options cannot run is refused at once, with the
 		// reason; a continued one keeps running with what it had.

@@ -13,9 +13,20 @@
 // loop.Latest. A run recorded before the run config, or under rules a
 // build does not follow, fails its workflow task saying why instead of
 // replaying under rules it did not run by. A later change to what a run
-// records or decides is guarded from the start: by the next loop rules
-// (recorded in the run config) or by a GetVersion of its own, and proven
-// by replaying testdata/histories, which holds baseline runs only.
+// records or decides is guarded from the start, and proven by replaying
+// testdata/histories, which holds baseline runs only.
+//
+// The rule for every such change: it bumps loop.Latest (the next Rules,
+// recorded in the run config), so that an older build refuses the run
+// cleanly. A bare GetVersion is not enough: a build that does not know a
+// change ID replays a run whose history holds its version marker as if
+// the marker were absent (the SDK skips markers it is not asked for), and
+// then decides the old way over history the new way wrote. The run config
+// is decoded strictly as well: a field this build does not know (a newer
+// build's setting) is refused like unknown rules, naming the field. Either
+// refusal panics, which fails the workflow task with the reason and
+// records nothing; the task is retried until a build that knows the run
+// takes it, in every mode (with or without search attributes).
 //
 // It decides nothing about turns, steps or the inbox: every rule lives in
 // package loop. It adds only what the loop cannot see: update validators

@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 
 	"go.temporal.io/sdk/workflow"
@@ -47,18 +49,98 @@ type runConfig struct {
 // what was recorded (on replay: what was recorded then). A run recorded
 // before the run config (pre-release builds) fails its workflow task at
 // the version check, as does one whose rules this build does not follow
-// (see rules): neither replays under rules it did not run by.
-func recordRunConfig(ctx workflow.Context, cfg Config) (runConfig, error) {
-	var rc runConfig
+// (see rules) or whose config holds a field this build does not know
+// (decodeRunConfig): none replays under rules it did not run by.
+func recordRunConfig(ctx workflow.Context, cfg Config, b build) (runConfig, error) {
 	current := runConfig{
 		MaxRunTurns: cfg.MaxRunTurns, MaxRunEvents: cfg.MaxRunEvents, MaxRunBytes: cfg.MaxRunBytes,
 		NoSearchAttributes: cfg.NoSearchAttributes, ToolModes: cfg.ToolModes, DefaultHooks: cfg.DefaultHooks,
-		LocalTools: cfg.LocalTools, Rules: int(loop.Latest), SignalsFirst: true, Profiles: cfg.Profiles,
+		LocalTools: cfg.LocalTools, Rules: int(b.latest()), SignalsFirst: true, Profiles: cfg.Profiles,
 		StreamHooks: cfg.StreamHooks, Tools: cfg.Tools, Providers: cfg.Providers, BareTail: cfg.NoSearchAttributes,
 	}
+	recorded := b.record(current)
 	workflow.GetVersion(ctx, runConfigChange, runConfigRecorded, runConfigRecorded)
-	err := workflow.SideEffect(ctx, func(workflow.Context) any { return current }).Get(&rc)
-	return rc, err
+	var raw json.RawMessage
+	if err := workflow.SideEffect(ctx, func(workflow.Context) any { return recorded }).Get(&raw); err != nil {
+		return runConfig{}, err
+	}
+	rc, err := b.decode(raw)
+	if err != nil {
+		panic(err) // fails the workflow task, records nothing: see rules
+	}
+	return rc, nil
+}
+
+// decode reads a recorded run config strictly: a field this build does
+// not know was recorded by a newer build, whose run decides by it, so the
+// run is refused like unknown rules rather than replayed without it.
+func (b build) decode(raw []byte) (runConfig, error) {
+	var rc runConfig
+	if len(b.Extra) > 0 { // a newer build knows its own fields
+		m := map[string]json.RawMessage{}
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return runConfig{}, err
+		}
+		for _, f := range b.Extra {
+			delete(m, f.Name)
+		}
+		var err error
+		if raw, err = json.Marshal(m); err != nil {
+			return runConfig{}, err
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rc); err != nil {
+		return runConfig{}, fmt.Errorf("%w: the run config does not decode (%v); this build follows %d to %d",
+			loop.ErrUnknownRules, err, loop.Baseline, b.latest())
+	}
+	return rc, nil
+}
+
+// build is what a build records and follows; the zero value is this
+// build. Tests set it to stand for an older build (a lower latest) or a
+// newer one (fields this build's run config does not have), so that two
+// builds run on one task queue in one process.
+type build struct {
+	// Latest is the newest rules the build follows and records; zero
+	// means loop.Latest.
+	Latest loop.Rules
+	// Extra fields the build records in the run config besides its own.
+	Extra []extraField
+}
+
+// extraField is a run config field a newer build records.
+type extraField struct {
+	Name  string
+	Value any
+}
+
+func (b build) latest() loop.Rules {
+	if b.Latest == 0 {
+		return loop.Latest
+	}
+	return b.Latest
+}
+
+// record is the value the run config's side effect records: rc itself,
+// or with the build's extra fields, a map of both.
+func (b build) record(rc runConfig) any {
+	if len(b.Extra) == 0 {
+		return rc
+	}
+	data, err := json.Marshal(rc)
+	if err != nil {
+		panic(err)
+	}
+	m := map[string]any{}
+	if err := json.Unmarshal(data, &m); err != nil {
+		panic(err)
+	}
+	for _, f := range b.Extra {
+		m[f.Name] = f.Value
+	}
+	return m
 }
 
 // runConfigChange is the GetVersion change ID of recording the run config;
@@ -79,14 +161,14 @@ func (rc runConfig) apply(cfg Config) Config {
 	return cfg
 }
 
-// rules are the loop rules the run follows. Rules this build does not
+// rules are the loop rules the run follows. Rules the build does not
 // follow (a pre-release run's, or a newer build's) panic, which fails the
 // workflow task and leaves the run to a worker that follows them.
-func (rc runConfig) rules() loop.Rules {
+func (rc runConfig) rules(b build) loop.Rules {
 	r := loop.Rules(rc.Rules)
-	if r < loop.Baseline || r > loop.Latest {
+	if r < loop.Baseline || r > b.latest() {
 		panic(fmt.Errorf("%w: the run config records rules %d; this build follows %d to %d",
-			loop.ErrUnknownRules, rc.Rules, loop.Baseline, loop.Latest))
+			loop.ErrUnknownRules, rc.Rules, loop.Baseline, b.latest()))
 	}
 	return r
 }
