@@ -29,6 +29,26 @@
 // Client.List finds agents by Tether's search attributes through Temporal's
 // visibility store, which is eventually consistent.
 //
+// Handle.Fork starts a new agent from this one's session log up to a
+// position, read from history across its chain of runs (so a closed agent
+// with no worker can be forked), and leaves this one untouched. The rules
+// are the seed's (loop.ForkSeed): only a turn boundary or a step boundary
+// inside a turn can be forked, where every call made has its result, so no
+// call runs again and the conversation is whole; anywhere else (a call
+// running, an approval pending, a wait sleeping) fails with a
+// *ForkPositionError naming the nearest positions that can. What was
+// pending or scheduled at the position, queued maintenance and a dispose
+// stay behind (session/forked lists the messages); children are not
+// forked: the fork has none, the source's go on reporting to the source,
+// and a forked child is a root. The fork keeps the options, usage so far,
+// model selection and request header, so its next request is the
+// source's; it may replace the last user message (ReplaceLast) and take
+// a first followup (AppendMessage). Its log begins at the position after
+// the fork point with session/forked; what precedes it is the source's.
+// Handle.Forks finds the agents forked from this one (TetherForkOf), and
+// Handle.Lineage reads what an agent was forked from and its
+// conversation, from history.
+//
 // The package never imports workflow internals beyond the search attribute
 // keys, and never holds provider credentials.
 package agent

@@ -19,8 +19,9 @@ import (
 // scheduled) and whether it steered or was injected into a turn; children,
 // decisions (an answer to a question reads as answered), waits,
 // compactions, pruning, model switches (refused ones too) and the session's
-// start (its session-start hooks, with what each failing one said) get a
-// line each. Inbox and status events are left out; the log itself has them.
+// start (its session-start hooks, with what each failing one said) and a
+// fork's origin (session/forked) get a line each. Inbox and status events
+// are left out; the log itself has them.
 func WriteTranscript(w io.Writer, id string, log []eventlog.Envelope) error {
 	p := &printer{w: w, id: id, from: map[eventlog.MessageID]inserted{}, questions: map[string]bool{}}
 	for _, env := range log {
@@ -122,6 +123,8 @@ func (p *printer) control(e eventlog.Event) {
 		for _, msg := range e.Errors {
 			p.printf("session:     %s\n", indent(msg))
 		}
+	case eventlog.SessionForked:
+		p.printf("forked:      from %s at position %d%s\n", e.Source, e.At, suffix(forkNote(e)))
 	case eventlog.ModelSelected:
 		label := modelLabel(e.Selection)
 		switch {
@@ -218,4 +221,16 @@ func suffix(s string) string {
 
 func indent(s string) string {
 	return strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n             ")
+}
+
+// forkNote says what a fork changed of what it began with.
+func forkNote(e eventlog.SessionForked) string {
+	var notes []string
+	if e.ReplacedLast != "" {
+		notes = append(notes, "last user message replaced")
+	}
+	if len(e.Dropped) > 0 {
+		notes = append(notes, fmt.Sprintf("%d pending or scheduled message(s) left behind", len(e.Dropped)))
+	}
+	return strings.Join(notes, "; ")
 }
