@@ -35,6 +35,8 @@ var commands = map[string]command{
 	"answer":   decision("answer", (*agent.Handle).Answer),
 	"tree":     tree,
 	"spawn":    spawn,
+	"fork":     fork,
+	"diff":     diff,
 }
 
 // idCommand is a command of one agent ID and no flags of its own.

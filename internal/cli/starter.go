@@ -76,6 +76,12 @@ commands (COMMAND -h prints one command's usage):
   tree ID                  the agent and every agent under it: status, turn, model, usage
   spawn [--system T] [--profile P] [--model M] [--tools a,b] [--budget SHARE] ID TASK
                            start a detached child of agent ID; its answers reach ID's inbox
+  fork ID --at N [--id NEW] [--replace-last TEXT] [--append TEXT]
+                           start a new agent from ID's log up to position N (a turn boundary, or
+                           a step boundary inside a turn); ID is untouched; prints the new ID;
+                           --replace-last gives the last user message TEXT, --append sends TEXT
+                           as the fork's first followup
+  diff A B                 the conversations of A and B side by side from where they differ
   approve ID CALL [--reason R] [--by NAME]   let a call that waits for approval run
   deny ID CALL --reason R [--by NAME]        refuse it; the model reads the reason
   answer ID CALL ANSWER [--by NAME]          answer an ask_human question
