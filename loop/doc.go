@@ -95,6 +95,11 @@
 // did not, so a tree counts every token whatever order its reports arrive
 // in (the shell also sends a child's reports one at a time).
 //
+// A fork (fork.go) is seeded by the same rules from another agent's log
+// folded up to a turn or step boundary (ForkSeed), and records
+// session/forked at its first step. It needs no rules version: only a
+// seed that names a fork records it, and no run before forks had one.
+//
 // These are Rules3, the baseline of the first tagged release (Baseline),
 // and Rules4 (Latest), which add session start: a new agent that enabled
 // session-start hooks runs them once, before its first turn, and records

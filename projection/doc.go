@@ -18,6 +18,10 @@
 // them (Using(dc)); the package-level functions assume plain payloads and
 // fail on encrypted ones rather than guess.
 //
+// A forked agent's log begins after its fork point with session/forked;
+// FromChain reads its chain from there, and Runs says where each run of a
+// chain begins and what it started with (agent.Fork reads a source by it).
+//
 // EndingOf reads how a closed run ended (its close event: the failure's
 // message, the termination's reason) in the one vocabulary every view uses
 // for a closed agent (signals.Ended).
