@@ -46,7 +46,8 @@ var Module = fx.Module("codec",
 // Params are New's dependencies.
 type Params struct {
 	fx.In
-	Config    configfx.Config
+	Config    configfx.CodecConfig
+	Dev       configfx.DevConfig
 	Lifecycle fx.Lifecycle
 	Logger    *slog.Logger
 	// Blobs resolves the claims the Web UI sends to /decode.
@@ -65,7 +66,7 @@ type Endpoint struct {
 // New binds the address at construction, so the embedded UI can be
 // configured with the URL before it starts, and serves from start to stop.
 func New(p Params) (Endpoint, error) {
-	cfg := p.Config.Codec
+	cfg := p.Config
 	c, err := codec.New(cfg.Keys)
 	if err != nil {
 		return Endpoint{}, err
@@ -80,7 +81,7 @@ func New(p Params) (Endpoint, error) {
 			return blobstore.Resolve(ctx, st, ps)
 		}
 	}
-	if p.Config.Dev && p.Config.UIPort != 0 {
+	if p.Dev.Dev && p.Dev.UIPort != 0 {
 		opts.UIPath = "/ui-" + rand.Text()
 	}
 	h, err := codec.NewHandler(c, opts)
@@ -93,12 +94,12 @@ func New(p Params) (Endpoint, error) {
 	}
 	base := "http://" + ln.Addr().String()
 	tokenFile := ""
-	if drawn && p.Config.Dev {
+	if drawn && p.Dev.Dev {
 		// At the start, once the embedded server has made the data
 		// directory private (it refuses to lock away a directory holding
 		// files not its own).
 		p.Lifecycle.Append(fx.StartHook(func() (err error) {
-			tokenFile, err = writeToken(p.Config, token)
+			tokenFile, err = writeToken(p.Dev, token)
 			return err
 		}))
 	}
@@ -141,7 +142,7 @@ func bearerToken(cfg configfx.CodecConfig) (token string, drawn bool, err error)
 // into the old file, which an earlier release may have left readable by
 // others, and which another user may hold open from before the data dir
 // was made private.
-func writeToken(cfg configfx.Config, token string) (string, error) {
+func writeToken(cfg configfx.DevConfig, token string) (string, error) {
 	dir, err := cfg.DataPath()
 	if err != nil {
 		return "", err

@@ -30,7 +30,7 @@ func load(t *testing.T, args []string, env map[string]string) configfx.Config {
 func start(t *testing.T, cfg configfx.Config) (Endpoint, error) {
 	t.Helper()
 	lc := fxtest.NewLifecycle(t)
-	e, err := New(Params{Config: cfg, Lifecycle: lc, Logger: slog.New(slog.DiscardHandler)})
+	e, err := New(Params{Config: cfg.Codec, Dev: cfg.DevPart(), Lifecycle: lc, Logger: slog.New(slog.DiscardHandler)})
 	if err == nil {
 		lc.RequireStart()
 		t.Cleanup(func() { lc.RequireStop() })

@@ -378,7 +378,7 @@ func (c Config) DataPath() (string, error) { return filepath.Abs(c.DataDir) }
 // Module supplies the configuration and its parts (parts.go).
 func Module(c Config) fx.Option {
 	return fx.Module("config",
-		fx.Supply(c, c.Provider, c.Tools, c.Workflow, c.Stream, c.MCP, c.Telemetry, c.Console,
+		fx.Supply(c, c.Provider, c.Tools, c.Workflow, c.Stream, c.MCP, c.Telemetry, c.Console, c.Codec,
 			c.Queue(), c.DevPart(), c.DemoPart(), c.Tuning()),
 	)
 }

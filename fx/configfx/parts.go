@@ -7,8 +7,9 @@ import (
 
 // The parts of Config that the fx modules take, each only what its
 // constructor reads (Module supplies them beside Config's own sub-structs:
-// Provider, Tools, Workflow, Stream, MCP, Telemetry, Console), so a module
-// is built and tested from its part and no module reads another's fields.
+// Provider, Tools, Workflow, Stream, MCP, Telemetry, Console, Codec), so a
+// module is built and tested from its part and no module reads another's
+// fields.
 
 // Queue is where agents run and whether they carry Tether's search
 // attributes: what a part that starts or lists agents needs.
@@ -19,6 +20,8 @@ type Queue struct {
 
 // DevConfig is the embedded server's part (--dev, --demo).
 type DevConfig struct {
+	// Dev is --dev: the embedded server with the Web UI.
+	Dev              bool
 	DataDir          string
 	GRPCPort, UIPort int
 	MutualTLS        bool
@@ -51,7 +54,7 @@ func (c Config) Queue() Queue {
 
 // DevPart is c's DevConfig part.
 func (c Config) DevPart() DevConfig {
-	return DevConfig{DataDir: c.DataDir, GRPCPort: c.GRPCPort, UIPort: c.UIPort, MutualTLS: c.MutualTLS,
+	return DevConfig{Dev: c.Dev, DataDir: c.DataDir, GRPCPort: c.GRPCPort, UIPort: c.UIPort, MutualTLS: c.MutualTLS,
 		Demo: c.Demo != "", UIToken: c.Console.Token}
 }
 

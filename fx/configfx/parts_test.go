@@ -18,6 +18,7 @@ type allParts struct {
 	dm DemoConfig
 	w  WorkerTuning
 	cc ConsoleConfig
+	co CodecConfig
 }
 
 func partsOf(t *testing.T, args ...string) (Config, allParts) {
@@ -26,7 +27,7 @@ func partsOf(t *testing.T, args ...string) (Config, allParts) {
 	c, err := Load(args, func(k string) string { return env[k] }, io.Discard)
 	require.NoError(t, err)
 	var p allParts
-	fxtest.New(t, Module(c), fx.NopLogger, fx.Populate(&p.q, &p.d, &p.dm, &p.w, &p.cc)).RequireStart().RequireStop()
+	fxtest.New(t, Module(c), fx.NopLogger, fx.Populate(&p.q, &p.d, &p.dm, &p.w, &p.cc, &p.co)).RequireStart().RequireStop()
 	return c, p
 }
 
@@ -37,11 +38,12 @@ func TestModuleSuppliesEachModulesPartFromTheFlags(t *testing.T) {
 		"--port", "7999", "--ui-port", "8999", "--mutual-tls", "--workspace", "/tmp/ws",
 		"--heartbeat-interval", "2500ms", "--sticky-timeout", "4s")
 	require.Equal(t, Queue{TaskQueue: "tq", NoSearchAttributes: true}, p.q)
-	require.Equal(t, DevConfig{DataDir: "/tmp/tether-parts", GRPCPort: 7999, UIPort: 8999, MutualTLS: true,
+	require.Equal(t, DevConfig{Dev: true, DataDir: "/tmp/tether-parts", GRPCPort: 7999, UIPort: 8999, MutualTLS: true,
 		UIToken: "an-operator-token-of-some-length"}, p.d)
 	require.Equal(t, DemoConfig{DataDir: "/tmp/tether-parts", Workspace: "/tmp/ws"}, p.dm)
 	require.Equal(t, WorkerTuning{HeartbeatInterval: 2500 * time.Millisecond, StickyTimeout: 4 * time.Second}, p.w)
 	require.Equal(t, c.Console, p.cc)
+	require.Equal(t, c.Codec, p.co)
 	path, err := p.d.DataPath()
 	require.NoError(t, err)
 	require.Equal(t, "/tmp/tether-parts", path)
