@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/api/operatorservice/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
@@ -52,7 +53,7 @@ func TestAnOlderBuildRefusesANewerRunAndTheNewerTakesIt(t *testing.T) {
 			t.Run(fmt.Sprintf("%s, no search attributes %v", tc.name, noAttrs), func(t *testing.T) {
 				queue := fmt.Sprintf("q-%d-%v", len(tc.reason), noAttrs)
 				cfg := Config{NoSearchAttributes: noAttrs}
-				newer := startBuild(t, c, queue, cfg, tc.newer)
+				newer, _ := startBuild(t, c, queue, cfg, tc.newer)
 				id := "agent-" + queue
 				run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: queue},
 					signals.AgentWorkflow, signals.AgentInput{Options: signals.AgentOptions{Hooks: []string{}},
@@ -62,15 +63,20 @@ func TestAnOlderBuildRefusesANewerRunAndTheNewerTakesIt(t *testing.T) {
 				waitNoTask(ctx, t, c, id)
 				newer.Stop()
 
-				older := startBuild(t, c, queue, cfg, tc.older)
+				older, refused := startBuild(t, c, queue, cfg, tc.older)
 				require.NoError(t, c.SignalWorkflow(ctx, id, "", signals.FollowupSignal.Name,
 					signals.Message{ID: "m1", Content: "again"}))
-				failed := waitTaskFailure(ctx, t, c, id)
+				var failed string
+				select {
+				case failed = <-refused:
+				case <-time.After(time.Minute):
+					t.Fatal("the older build never refused the run")
+				}
 				require.Contains(t, failed, loop.ErrUnknownRules.Error())
 				require.Contains(t, failed, tc.reason)
 
 				// Both builds poll the queue for a moment; then the older goes.
-				newer = startBuild(t, c, queue, cfg, tc.newer)
+				newer, _ = startBuild(t, c, queue, cfg, tc.newer)
 				older.Stop()
 				defer newer.Stop()
 				waitAnswers(ctx, t, c, id, 2)
@@ -83,15 +89,49 @@ func TestAnOlderBuildRefusesANewerRunAndTheNewerTakesIt(t *testing.T) {
 }
 
 // startBuild runs the agent workflow as b on queue, with a model that
-// answers "ok" to every call.
-func startBuild(t *testing.T, c client.Client, queue string, cfg Config, b build) worker.Worker {
-	w := worker.New(c, queue, worker.Options{})
+// answers "ok" to every call. refused gets the reason of every workflow
+// task the build fails by panicking.
+func startBuild(t *testing.T, c client.Client, queue string, cfg Config, b build) (w worker.Worker, refused <-chan string) {
+	panics := make(chan string, 100)
+	report := func(reason string) {
+		select {
+		case panics <- reason:
+		default:
+		}
+	}
+	w = worker.New(c, queue, worker.Options{Interceptors: []interceptor.WorkerInterceptor{&panicSeen{report: report}}})
 	w.RegisterWorkflowWithOptions(Agent{Config: cfg, build: b}.Run, workflow.RegisterOptions{Name: signals.AgentWorkflow})
 	w.RegisterActivityWithOptions(func(context.Context, signals.ModelInput) (signals.ModelOutput, error) {
 		return answer("ok"), nil
 	}, activity.RegisterOptions{Name: signals.ModelActivity})
 	require.NoError(t, w.Start())
-	return w
+	return w, panics
+}
+
+// panicSeen reports the panics of workflow code (which fail its workflow
+// task) before passing them on to the SDK.
+type panicSeen struct {
+	interceptor.WorkerInterceptorBase
+	report func(reason string)
+}
+
+func (p *panicSeen) InterceptWorkflow(_ workflow.Context, next interceptor.WorkflowInboundInterceptor) interceptor.WorkflowInboundInterceptor {
+	return &panicSeenInbound{WorkflowInboundInterceptorBase: interceptor.WorkflowInboundInterceptorBase{Next: next}, report: p.report}
+}
+
+type panicSeenInbound struct {
+	interceptor.WorkflowInboundInterceptorBase
+	report func(reason string)
+}
+
+func (p *panicSeenInbound) ExecuteWorkflow(ctx workflow.Context, in *interceptor.ExecuteWorkflowInput) (any, error) {
+	defer func() {
+		if v := recover(); v != nil {
+			p.report(fmt.Sprint(v))
+			panic(v)
+		}
+	}()
+	return p.Next.ExecuteWorkflow(ctx, in)
 }
 
 // waitAnswers waits until the agent's log holds n assistant messages, and
@@ -117,30 +157,17 @@ func waitAnswers(ctx context.Context, t *testing.T, c client.Client, id string, 
 // ran the turn has finished with it.
 func waitNoTask(ctx context.Context, t *testing.T, c client.Client, id string) {
 	t.Helper()
+	var last int64
 	require.Eventually(t, func() bool {
 		d, err := c.DescribeWorkflowExecution(ctx, id, "")
-		return err == nil && d.GetPendingWorkflowTask() == nil
-	}, time.Minute, 50*time.Millisecond)
-}
-
-// waitTaskFailure waits for a failed workflow task in id's history and
-// returns its failure's message.
-func waitTaskFailure(ctx context.Context, t *testing.T, c client.Client, id string) string {
-	t.Helper()
-	var msg string
-	require.Eventually(t, func() bool {
-		it := c.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-		for it.HasNext() {
-			ev, err := it.Next()
-			require.NoError(t, err)
-			if a := ev.GetWorkflowTaskFailedEventAttributes(); a != nil {
-				msg = a.GetFailure().GetMessage() + " " + a.GetFailure().GetStackTrace()
-				return true
-			}
+		if err != nil || d.GetPendingWorkflowTask() != nil || len(d.GetPendingActivities()) > 0 {
+			return false
 		}
-		return false
-	}, time.Minute, 100*time.Millisecond)
-	return msg
+		n := d.GetWorkflowExecutionInfo().GetHistoryLength()
+		settled := n == last
+		last = n
+		return settled
+	}, time.Minute, 300*time.Millisecond)
 }
 
 // requireNothingRecordedByTheRefusal: the refused tasks completed no
