@@ -14,7 +14,7 @@ SUMTYPE       = github.com/alecthomas/go-check-sumtype/cmd/go-check-sumtype@v0.4
 # server-backed packages link the embedded Temporal server once each.
 RACE_PKGS   = ./codec/... ./eventlog/... ./signals/... ./loop/... ./workflows/... ./hook/... ./activities/... ./agent/... ./projection/... ./internal/cli/... ./bench/workload/... ./telemetry/... \
 	./internal/startup/... ./internal/httpserve/... ./internal/ratelog/... ./internal/forwarded/... ./internal/login/... ./internal/schemagen/... ./internal/text/... ./blobstore/... ./api/...
-SERVER_PKGS = . ./examples/... ./e2e/... ./bench ./internal/devserver/... ./internal/deps/... ./internal/cluster/... ./fx/... ./cmd/... ./console/... ./chaos/... ./clients/typescript
+SERVER_PKGS = . ./examples/... ./e2e/... ./bench ./internal/devserver/... ./internal/a2aserver/... ./internal/deps/... ./internal/cluster/... ./fx/... ./cmd/... ./console/... ./chaos/... ./clients/typescript
 
 .PHONY: test check api-check api-baseline unit server demo bench bench-long fuzz chaos cluster
 

@@ -31,6 +31,9 @@ var rules = []struct {
 	// activity code, provider or exporter (telemetryfx picks those).
 	{"telemetry", []string{"eventlog", "signals", "loop", "hook", "workflows"}, []string{"go.uber.org", "go.temporal.io/server"}, []string{"net/http"}},
 	{"console", []string{"eventlog", "signals", "agent", "projection", "console/transcript", "internal/httpguard", "internal/forwarded", "internal/login"}, []string{"go.uber.org", "go.temporal.io/server"}, nil},
+	// internal/a2aserver speaks A2A over Tether's client, as the console
+	// does: no worker, no server, no composition.
+	{"internal/a2aserver", []string{"eventlog", "signals", "agent", "projection"}, []string{"go.uber.org", "go.temporal.io/server"}, nil},
 	{"internal/httpguard", nil, []string{"go.temporal.io", "go.uber.org"}, nil},
 	{"internal/forwarded", nil, []string{"go.temporal.io", "go.uber.org"}, nil},
 	{"internal/login", nil, []string{"go.temporal.io", "go.uber.org"}, nil},

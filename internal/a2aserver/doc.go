@@ -1,0 +1,28 @@
+// Package a2aserver serves Tether agents over the Agent2Agent protocol
+// (A2A, JSON-RPC over HTTP, with the a2a-go SDK's transport): an agent card
+// per profile, message/send and message/stream opening or continuing an
+// agent, tasks/get, tasks/cancel and tasks/resubscribe.
+//
+// The mapping: an A2A context is a Tether agent (its ID is the agent's ID;
+// a message without one starts a new agent, a context ID not yet used
+// starts an agent under that ID with the profile's options). An A2A
+// message ID is Tether's message ID, so a resend of one message is
+// delivered once (signals.ErrDuplicateID is taken as delivered). A task is
+// one message and the turn that takes it, named CONTEXT:MESSAGE_ID; its
+// state is folded from the agent's durable log, so the server keeps no
+// state of its own and answers the same after a restart: submitted (in the
+// inbox), working, input-required (the turn waits for a person: an
+// approval or an ask_human question), completed (its answer as the
+// "answer" artifact), canceled, failed. A message naming an input-required
+// task is the person's reply: the answer to a question, or "approve" /
+// "deny: REASON"; naming a working task it steers the running turn.
+// tasks/cancel is Tether's cancel of the running turn (the inbox is kept).
+// Streams follow the agent's log (agent.Handle.Follow) and send a status
+// update per state change, final once the task settles or waits for input.
+// Token-by-token output and push notifications are not served (the card
+// says pushNotifications false).
+//
+// When a token is set, every JSON-RPC call needs it as a bearer token and
+// the cards say so; the cards themselves are public. The package is
+// internal while its task naming and profile configuration settle.
+package a2aserver
