@@ -73,13 +73,11 @@ func (r *run) syncWaiting(ctx workflow.Context) {
 	if w == r.attrs.waiting && until.Equal(r.attrs.until) {
 		return
 	}
-	ups := []temporal.SearchAttributeUpdate{WaitingKey.ValueSet(w)}
-	if until.IsZero() {
-		ups = append(ups, WaitUntilKey.ValueUnset())
-	} else {
-		ups = append(ups, WaitUntilKey.ValueSet(until))
+	ups := map[string]any{WaitingKey.GetName(): w, WaitUntilKey.GetName(): nil}
+	if !until.IsZero() {
+		ups[WaitUntilKey.GetName()] = until
 	}
-	if err := workflow.UpsertTypedSearchAttributes(ctx, ups...); err != nil {
+	if err := upsert(ctx, ups); err != nil {
 		r.logger(ctx).Warn("Search attribute upsert failed", "error", err)
 		return
 	}
@@ -94,7 +92,7 @@ func (r *run) syncEnded(ctx workflow.Context) {
 		return
 	}
 	ended := eventlog.Status(signals.EndedDisposed)
-	if err := workflow.UpsertTypedSearchAttributes(ctx, StatusKey.ValueSet(string(ended))); err != nil {
+	if err := upsert(ctx, map[string]any{StatusKey.GetName(): string(ended)}); err != nil {
 		r.logger(ctx).Warn("Search attribute upsert failed", "error", err)
 		return
 	}
@@ -107,23 +105,37 @@ func (r *run) syncAttrs(ctx workflow.Context) {
 		return
 	}
 	s := r.loop.State()
-	var ups []temporal.SearchAttributeUpdate
+	ups := map[string]any{}
 	if s.Status != r.attrs.status {
-		ups = append(ups, StatusKey.ValueSet(string(s.Status)))
+		ups[StatusKey.GetName()] = string(s.Status)
 	}
 	if s.Turn != r.attrs.turn {
-		ups = append(ups, TurnKey.ValueSet(int64(s.Turn)))
+		ups[TurnKey.GetName()] = int64(s.Turn)
 	}
 	model := signals.ModelLabel(s.Selection)
 	if model != r.attrs.model {
-		ups = append(ups, ModelKey.ValueSet(model))
+		ups[ModelKey.GetName()] = model
 	}
 	if len(ups) == 0 {
 		return
 	}
-	if err := workflow.UpsertTypedSearchAttributes(ctx, ups...); err != nil {
+	if err := upsert(ctx, ups); err != nil {
 		r.logger(ctx).Warn("Search attribute upsert failed", "error", err)
 		return
 	}
 	r.attrs.status, r.attrs.turn, r.attrs.model = s.Status, s.Turn, model
+}
+
+// upsert writes search attributes, each value of its key's registered
+// type (string for a keyword, int64 for an int, time.Time for a datetime,
+// nil to unset), without the SDK's type metadata: the typed upsert writes
+// "type":"Keyword" into every value's payload, 13 to 17 bytes an
+// attribute, 47 a turn, and the server needs none of it. It checks and
+// indexes a value by the type the namespace registered for its name, and
+// adds that type back to every payload it serves (history, describe,
+// list), so a reader, and a run started from these attributes
+// (currentAttrs after Continue-As-New), sees them typed as before.
+func upsert(ctx workflow.Context, attrs map[string]any) error {
+	//lint:ignore SA1019 the typed call adds the type metadata this call exists to leave out; same command otherwise.
+	return workflow.UpsertSearchAttributes(ctx, attrs)
 }
