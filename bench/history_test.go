@@ -16,8 +16,11 @@ import (
 )
 
 // BenchmarkHistory50Turns measures the workflow history of an agent after 50
-// turns of the workload: total bytes, events per turn, and the largest model
-// activity input; with the tool as a regular activity and as a fast local
+// turns of the workload: total bytes as served (the events' protobuf
+// sizes) and as stored (the server's HistorySizeBytes, which its history
+// size limit counts: each event framed in its batch, search attribute
+// values without the type the server adds as it serves them), events per
+// turn, and the largest model activity input; with the tool as a regular activity and as a fast local
 // one, and with the activity tool on a worker that writes no search
 // attributes (--no-search-attributes). Each followup is a signal, as the
 // bar's workload says, except in activity-tool-acknowledged, where it is
@@ -74,6 +77,11 @@ func history50(b *testing.B, tool string, cfg workflows.Config, send agent.SendO
 				maxInput = max(maxInput, proto.Size(a.GetInput()))
 			}
 		}
+		desc, err := c.DescribeWorkflowExecution(ctx, h.ID, "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(desc.GetWorkflowExecutionInfo().GetHistorySizeBytes())/turns, "stored-bytes/turn")
 		b.ReportMetric(float64(size)/1024, "history-KiB")
 		b.ReportMetric(float64(len(events))/turns, "events/turn")
 		b.ReportMetric(float64(size)/turns, "bytes/turn")
