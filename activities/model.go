@@ -73,6 +73,9 @@ type Model struct {
 	Streams LiveStreams
 	// StreamHooks are the llm/stream hooks agents may enable, by name.
 	StreamHooks map[string]StreamHook
+	// MaxReplyBytes bounds a reply as JSON (llm.BoundTo; 0:
+	// llm.MaxReplyBytes). Over 2 MiB the worker needs a blob store.
+	MaxReplyBytes int
 }
 
 // Validate checks the activity's dependencies when the worker starts.
@@ -151,7 +154,7 @@ func (m *Model) Call(ctx context.Context, in signals.ModelInput) (signals.ModelO
 	if d, ok := p.(DefaultModeler); ok && in.Call.Model == "" {
 		out.DefaultModel = d.DefaultModel()
 	}
-	return llm.Bound(out), nil
+	return llm.BoundTo(out, m.MaxReplyBytes), nil
 }
 
 // SummarizerPrompt is the system prompt of a compaction call.

@@ -103,6 +103,16 @@ func validCallID(id string) bool {
 // MaxReplyBytes as JSON (see the limits). Every cut is said in the reply:
 // a notice at the end of the text, or a call whose arguments were dropped.
 func Bound(m eventlog.AssistantMessage) eventlog.AssistantMessage {
+	return BoundTo(m, MaxReplyBytes)
+}
+
+// BoundTo is Bound with maxReply bytes of JSON in place of MaxReplyBytes
+// (a worker's --model-reply-max-bytes; 0 or less: MaxReplyBytes). Over
+// Temporal's 2 MiB payload limit it needs a blob store for the reply.
+func BoundTo(m eventlog.AssistantMessage, maxReply int) eventlog.AssistantMessage {
+	if maxReply <= 0 {
+		maxReply = MaxReplyBytes
+	}
 	var notes []string
 	if n := len(m.ToolCalls); n > MaxToolCalls {
 		m.ToolCalls = m.ToolCalls[:MaxToolCalls:MaxToolCalls]
@@ -119,13 +129,13 @@ func Bound(m eventlog.AssistantMessage) eventlog.AssistantMessage {
 	m.Text = ""
 	// Room for the notes, as JSON, each on a line of its own.
 	reserve := EncodedLen(strings.Join(notes, "\n")) + 2*len(notes)
-	for encodedSize(m)+reserve > MaxReplyBytes {
+	for encodedSize(m)+reserve > maxReply {
 		if !dropLargest(m.ToolCalls) {
 			break
 		}
 	}
 	// The text's field (`"text":"",`) is left out of m while it is empty.
-	m.Text = cutText(text, MaxReplyBytes-encodedSize(m)-reserve-len(`"text":"",`))
+	m.Text = cutText(text, maxReply-encodedSize(m)-reserve-len(`"text":"",`), maxReply)
 	if len(notes) > 0 {
 		m.Text = strings.TrimPrefix(m.Text+"\n"+strings.Join(notes, "\n"), "\n")
 	}
@@ -151,13 +161,14 @@ func boundArguments(args json.RawMessage) json.RawMessage {
 	return args
 }
 
-// cutText cuts text to budget bytes of JSON, its notice included.
-func cutText(text string, budget int) string {
+// cutText cuts text to budget bytes of JSON, its notice included, which
+// says the reply's cap.
+func cutText(text string, budget, maxReply int) string {
 	if EncodedLen(text) <= budget {
 		return text
 	}
 	notice := func(n int) string {
-		return fmt.Sprintf("\n[reply cut: %d of %d bytes kept; a reply may be at most %d bytes]", n, len(text), MaxReplyBytes)
+		return fmt.Sprintf("\n[reply cut: %d of %d bytes kept; a reply may be at most %d bytes]", n, len(text), maxReply)
 	}
 	// The notice with len(text) kept is at least as long as the real one.
 	n := CutEncoded(text, max(budget-EncodedLen(notice(len(text))), 0))

@@ -17,6 +17,7 @@ type workspace struct {
 	deny  denyList
 	// hardLinks lets read_file read a regular file with more than one name.
 	hardLinks bool
+	maxRead   int // read_file's output cap; 0: readMaxBytes
 }
 
 // WorkspaceOptions configures the file tools. The zero value is invalid:
@@ -38,6 +39,10 @@ type WorkspaceOptions struct {
 	// a tree its owner hard-linked on purpose (a pnpm store's node_modules,
 	// a cp -l snapshot).
 	AllowHardLinks bool
+	// MaxReadBytes caps what one read_file call returns (0:
+	// DefaultReadMaxBytes); the call then says at which offset to go on.
+	// Keep it within the registry's result cap, which would cut it.
+	MaxReadBytes int
 }
 
 // Workspace returns the read-only "read_file" and "list_files" tools,
@@ -79,7 +84,10 @@ func newWorkspace(o WorkspaceOptions) (*workspace, error) {
 	if !fi.IsDir() {
 		return nil, errors.New("not a directory")
 	}
-	return &workspace{root: resolved, alias: alias, deny: deny, hardLinks: o.AllowHardLinks}, nil
+	if o.MaxReadBytes < 0 {
+		return nil, errors.New("negative read cap")
+	}
+	return &workspace{root: resolved, alias: alias, deny: deny, hardLinks: o.AllowHardLinks, maxRead: o.MaxReadBytes}, nil
 }
 
 // resolve maps a model-supplied path to a local path under w.root with every

@@ -12,10 +12,10 @@ import (
 )
 
 const (
-	readMaxLines     = 2000     // default and maximum lines per read
-	readMaxBytes     = 48 << 10 // output cap, below MaxResultBytes
-	readMaxLineBytes = 4 << 10  // longer lines are cut
-	binarySniffBytes = 8000     // as git: a NUL in the head means binary
+	readMaxLines     = 2000 // default and maximum lines per read
+	readMaxBytes     = DefaultReadMaxBytes
+	readMaxLineBytes = 4 << 10 // longer lines are cut
+	binarySniffBytes = 8000    // as git: a NUL in the head means binary
 )
 
 var readFileParams = fmt.Sprintf(`{
@@ -29,10 +29,17 @@ var readFileParams = fmt.Sprintf(`{
   "additionalProperties": false
 }`, readMaxLines, readMaxLines)
 
+// DefaultReadMaxBytes is read_file's output cap unless
+// WorkspaceOptions.MaxReadBytes says otherwise: below MaxResultBytes.
+const DefaultReadMaxBytes = 48 << 10
+
 type readArgs struct {
 	Path   string `json:"path"`
 	Offset int    `json:"offset"`
 	Limit  int    `json:"limit"`
+	// maxBytes is the workspace's output cap (0: readMaxBytes), never
+	// the model's to set.
+	maxBytes int
 }
 
 func (w *workspace) readFileTool() Tool {
@@ -65,6 +72,7 @@ func (w *workspace) readFile(ctx context.Context, call Call) (Result, error) {
 	if fi.IsDir() {
 		return Result{}, modelErrorf("%q is a directory; use list_files", args.Path)
 	}
+	args.maxBytes = w.maxRead
 	content, err := readLines(ctx, f, args)
 	if err != nil {
 		return Result{}, err
@@ -76,6 +84,10 @@ func (w *workspace) readFile(ctx context.Context, call Call) (Result, error) {
 // readMaxBytes, and says how to continue when more remain. Skipping to a far
 // offset in a huge file takes a while, so it stops when ctx is done.
 func readLines(ctx context.Context, r io.Reader, args readArgs) (string, error) {
+	limit := args.maxBytes
+	if limit <= 0 {
+		limit = readMaxBytes
+	}
 	br := bufio.NewReaderSize(r, 64<<10)
 	if head, _ := br.Peek(binarySniffBytes); bytes.IndexByte(head, 0) >= 0 {
 		return "", modelErrorf("%q is a binary file (contains NUL bytes); only text files can be read", args.Path)
@@ -100,7 +112,7 @@ func readLines(ctx context.Context, r io.Reader, args readArgs) (string, error) 
 			return "", modelErrorf("%q is a binary file (contains NUL bytes); only text files can be read", args.Path)
 		}
 		entry := fmt.Sprintf("%6d\t%s\n", n, line)
-		if shown == args.Limit || out.Len()+len(entry) > readMaxBytes {
+		if shown == args.Limit || out.Len()+len(entry) > limit {
 			fmt.Fprintf(&out, "[more lines follow; continue with offset=%d]", n)
 			return out.String(), nil
 		}

@@ -62,6 +62,8 @@ type Config struct {
 	Console  ConsoleConfig
 	// Blob keeps large payloads outside history.
 	Blob BlobConfig
+	// Caps bound what of a result or reply the model's context takes.
+	Caps CapsConfig
 	// HeartbeatInterval is the most time between two heartbeat RPCs of one
 	// running model or tool call (the worker's MaxHeartbeatThrottleInterval):
 	// each costs one request to the server (and one billable action on
@@ -178,6 +180,9 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 	if err := c.resolveBlob(fs, env); err != nil {
 		return Config{}, err
 	}
+	if err := c.resolveCaps(fs, env); err != nil {
+		return Config{}, err
+	}
 	return c, c.Validate()
 }
 
@@ -247,6 +252,7 @@ func flags(c *Config, env func(string) string) (*flag.FlagSet, *pending) {
 	consoleFlags(fs, env, &c.Console)
 	p.codec.register(fs, env, &c.Codec)
 	blobFlags(fs, env, &c.Blob)
+	capsFlags(fs, &c.Caps)
 	telemetryFlags(fs, &c.Telemetry, env)
 	return fs, p
 }
@@ -344,6 +350,7 @@ func (c Config) Validate() error {
 	}
 	errs = append(errs, c.validateCodec()...)
 	errs = append(errs, c.Blob.validate()...)
+	errs = append(errs, c.validateCaps()...)
 	errs = append(errs, c.Telemetry.validate()...)
 	errs = append(errs, c.validateConsole()...)
 	return errors.Join(append(errs, c.Stream.validate()...)...)
@@ -378,7 +385,7 @@ func (c Config) DataPath() (string, error) { return filepath.Abs(c.DataDir) }
 // Module supplies the configuration and its parts (parts.go).
 func Module(c Config) fx.Option {
 	return fx.Module("config",
-		fx.Supply(c, c.Provider, c.Tools, c.Workflow, c.Stream, c.MCP, c.Telemetry, c.Console, c.Codec,
+		fx.Supply(c, c.Provider, c.Tools, c.Workflow, c.Stream, c.MCP, c.Telemetry, c.Console, c.Codec, c.Caps,
 			c.Queue(), c.DevPart(), c.DemoPart(), c.Tuning()),
 	)
 }

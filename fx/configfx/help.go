@@ -41,6 +41,7 @@ var helpGroups = []helpGroup{
 		[]string{codec.EnvKeys + " (id:base64key,...)", EnvCodecAuthToken + " (the codec server's bearer token)",
 			codec.EnvRequireBinding + " (true: workflows refuse payloads bound to no workflow; the key rotation's last step)"}},
 	{"blobs: payloads too large for history", []string{"blob-dir", "blob-store", "blob-threshold"}, nil},
+	{"caps: what of a result or reply the model sees", []string{"tool-result-max-bytes", "read-file-max-bytes", "mcp-result-max-bytes", "model-reply-max-bytes"}, nil},
 	{"telemetry", []string{"otlp-endpoint", "otlp-protocol", "metrics-addr"}, nil},
 }
 
@@ -53,6 +54,8 @@ var flagEnv = map[string]string{
 	"mcp-config": EnvMCPConfig, "workspace-hard-links": EnvWorkspaceHardLinks, "console-tls-cert": EnvConsoleTLSCert, "console-tls-key": EnvConsoleTLSKey,
 	"codec-key-file": codec.EnvKeyFile, "codec-key-id": codec.EnvKeyID,
 	"blob-dir": EnvBlobDir, "blob-store": EnvBlobStore, "blob-threshold": EnvBlobThreshold,
+	"tool-result-max-bytes": EnvToolResultMaxBytes, "read-file-max-bytes": EnvReadFileMaxBytes,
+	"mcp-result-max-bytes": EnvMCPResultMaxBytes, "model-reply-max-bytes": EnvModelReplyMaxBytes,
 	"otlp-endpoint": "OTEL_EXPORTER_OTLP_ENDPOINT", "otlp-protocol": "OTEL_EXPORTER_OTLP_PROTOCOL",
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tetherdev/tether/activities"
 	"github.com/tetherdev/tether/activities/mcp"
+	"github.com/tetherdev/tether/fx/configfx"
 	"github.com/tetherdev/tether/fx/workerfx"
 )
 
@@ -19,7 +20,9 @@ import (
 var Module = fx.Module("mcp",
 	fx.Provide(
 		New,
-		func(m *mcp.Manager) activities.MCPCaller { return &mcp.Caller{Sessions: m} },
+		func(m *mcp.Manager, caps configfx.CapsConfig) activities.MCPCaller {
+			return &mcp.Caller{Sessions: m, MaxResultBytes: caps.MCPResultBytes} // --mcp-result-max-bytes
+		},
 		fx.Annotate(registration, fx.ResultTags(`group:"`+workerfx.Group+`"`)),
 		fx.Annotate(mcp.Config.Grants, fx.ResultTags(`group:"`+workerfx.ToolNameGroup+`,flatten"`)),
 	),

@@ -3,7 +3,8 @@
 // and, only when a workspace is configured,
 // read_file/list_files confined to it and its deny list) plus any
 // tools.Tool contributed to the "tether.tools" value group by the embedding
-// application.
+// application. The registry cuts results at --tool-result-max-bytes and
+// read_file returns up to --read-file-max-bytes (configfx.CapsConfig).
 package toolfx
 
 import (
@@ -39,7 +40,10 @@ var Module = fx.Module("tools", fx.Provide(New))
 type Params struct {
 	fx.In
 	Config configfx.ToolsConfig
-	Extra  []tools.Tool `group:"tether.tools"`
+	// Caps are the result and read caps (--tool-result-max-bytes,
+	// --read-file-max-bytes); zero keeps the tools package's defaults.
+	Caps  configfx.CapsConfig `optional:"true"`
+	Extra []tools.Tool        `group:"tether.tools"`
 }
 
 // New validates every tool into one registry.
@@ -48,13 +52,18 @@ func New(p Params) (*tools.Registry, error) {
 	if p.Config.Workspace != "" {
 		ws, err := tools.Workspace(tools.WorkspaceOptions{
 			Root: p.Config.Workspace, Deny: p.Config.Deny, AllowHardLinks: p.Config.AllowHardLinks,
+			MaxReadBytes: p.Caps.ReadFileBytes,
 		})
 		if err != nil {
 			return nil, badWorkspace(p.Config.Workspace, err)
 		}
 		all = append(all, ws...)
 	}
-	return tools.NewRegistry(append(all, p.Extra...)...)
+	reg, err := tools.NewRegistry(append(all, p.Extra...)...)
+	if err != nil || p.Caps.ToolResultBytes <= 0 {
+		return reg, err
+	}
+	return reg.With(tools.WithMaxResultBytes(p.Caps.ToolResultBytes))
 }
 
 // badWorkspace explains a --workspace the file tools cannot be confined to.

@@ -48,7 +48,9 @@ type ActivityParams struct {
 	Client    client.Client
 	Providers providerfx.Providers
 	Tools     *tools.Registry
-	Streams   activities.LiveStreams `optional:"true"`
+	// Caps holds the model reply's cap (--model-reply-max-bytes).
+	Caps    configfx.CapsConfig    `optional:"true"`
+	Streams activities.LiveStreams `optional:"true"`
 	// MCP runs the calls of MCP servers' tools, when the worker has any.
 	MCP activities.MCPCaller `optional:"true"`
 	// StreamHooks are the llm/stream hooks agents may enable by name.
@@ -63,7 +65,8 @@ func NewActivities(p ActivityParams) (Activities, error) {
 	every := min(activities.DefaultHeartbeatEvery, p.Tuning.HeartbeatInterval)
 	a := Activities{
 		Model: &activities.Model{Providers: p.Providers.ByName, DefaultProvider: p.Providers.Default, Tools: reg, Log: reader,
-			Streams: p.Streams, StreamHooks: map[string]activities.StreamHook{}, HeartbeatEvery: every},
+			Streams: p.Streams, StreamHooks: map[string]activities.StreamHook{}, HeartbeatEvery: every,
+			MaxReplyBytes: p.Caps.ModelReplyBytes},
 		Tool: &activities.Tool{Runner: reg, Log: reader, HeartbeatEvery: every, MCP: p.MCP},
 		Log:  reader,
 	}
