@@ -74,3 +74,49 @@ func TestSearchAttributeUpsertsAreStoredWithoutTheirType(t *testing.T) {
 
 	e.requireListed(t, ctx, "TetherStatus = 'idle' AND TetherTurn = 2", "attr-size")
 }
+
+// A run continued as new starts from its predecessor's attributes, stored
+// untyped and served typed: it reads them (currentAttrs) and upserts only
+// what changes, so its first turn writes status and turn, never the model
+// it already shows.
+func TestAContinuedRunReadsItsUntypedAttributesBack(t *testing.T) {
+	e := newEnv(t)
+	e.cfg.MaxRunTurns = 1
+	e.startWorker(echoTool())
+	ctx := ctxT(t, 30*time.Second)
+
+	h, err := e.agents.Create(ctx, agent.CreateOptions{
+		ID: "attr-carry", Options: signals.AgentOptions{Provider: "scripted", Model: "m1"}, First: "/say one",
+	})
+	require.NoError(t, err)
+	_, err = h.WaitIdle(ctx)
+	require.NoError(t, err)
+	_, err = h.Followup(ctx, "/say two")
+	require.NoError(t, err)
+	st, err := h.WaitIdle(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 2, st.Turn)
+
+	desc, err := e.c.DescribeWorkflowExecution(ctx, h.ID, "")
+	require.NoError(t, err)
+	first := desc.GetWorkflowExecutionInfo().GetFirstRunId()
+	run := desc.GetWorkflowExecutionInfo().GetExecution().GetRunId()
+	require.NotEqual(t, first, run, "turn 2 runs in a continued run")
+	it := e.c.GetWorkflowHistory(ctx, h.ID, run, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	upserts := 0
+	for it.HasNext() {
+		ev, err := it.Next()
+		require.NoError(t, err)
+		if s := ev.GetWorkflowExecutionStartedEventAttributes(); s != nil {
+			p := s.GetSearchAttributes().GetIndexedFields()[signals.AttrModel]
+			require.NotNil(t, p, "the continued run starts with the model attribute")
+			require.Equal(t, "Keyword", string(p.GetMetadata()["type"]))
+		}
+		if a := ev.GetUpsertWorkflowSearchAttributesEventAttributes(); a != nil {
+			upserts++
+			_, model := a.GetSearchAttributes().GetIndexedFields()[signals.AttrModel]
+			require.False(t, model, "event %d upserts the model it carried", ev.GetEventId())
+		}
+	}
+	require.GreaterOrEqual(t, upserts, 2, "turn 2's status changes")
+}
