@@ -3,42 +3,11 @@ package agent
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/temporal"
 )
-
-// ClosedError is a call on an agent whose workflow has ended: how, and why
-// when its history says. It matches ErrClosed.
-type ClosedError struct {
-	Agent string
-	// How it ended, as Summary.Status names it: completed (disposed),
-	// failed, canceled, terminated, timed_out, or continued_as_new for a
-	// run of the chain that is not the last.
-	How string
-	// Reason is why, when history says: a failure's message, the reason a
-	// termination gave, the run a continued one went on in.
-	Reason string
-	status enumspb.WorkflowExecutionStatus
-}
-
-// Error says how the agent ended in the views' words (signals.Ended:
-// disposed, failed, terminated, canceled, timed-out), and why.
-func (e *ClosedError) Error() string {
-	s := fmt.Sprintf("%s: %s is %s", ErrClosed, e.Agent, endedWord(e.How))
-	if e.Reason != "" {
-		s += ": " + e.Reason
-	}
-	return s
-}
-
-// Is matches ErrClosed.
-func (e *ClosedError) Is(target error) bool { return target == ErrClosed }
-
-// disposed reports an agent that ended the way agents end: by Dispose.
-func (e *ClosedError) disposed() bool { return e.status == enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED }
 
 // closedErr says how run ("" = the latest) ended, st, and why: a failed
 // run's failure (decoded by the client's converter), a terminated run's

@@ -15,42 +15,6 @@ import (
 	"github.com/tetherdev/tether/signals"
 )
 
-// ErrDeliveryUnknown marks an acknowledged send whose outcome the client
-// could not learn before the caller's deadline: the message may or may not
-// be in the agent's inbox. Sending it again with the same message ID
-// (WithMessageID, DeliveryUnknownError.MessageID) is safe.
-var ErrDeliveryUnknown = errors.New("delivery unknown")
-
-// DeliveryUnknownError is an acknowledged send, or a request (a decision,
-// a spawn, a maintenance run), that met only transient failures (a failed
-// workflow task, a run continuing as new, an overloaded or unreachable
-// server, an attempt that timed out, no worker on the agent's task queue)
-// until the caller's deadline ended. It matches ErrDeliveryUnknown and
-// unwraps to the last attempt's error (a *NoWorkerError when no worker
-// polled the queue).
-type DeliveryUnknownError struct {
-	MessageID eventlog.MessageID // the message's ID, or the request's
-	Attempts  int
-	Err       error
-	// Request names a request that is not a message (approve, deny,
-	// answer, spawn, maintain); "" for a message.
-	Request string
-}
-
-func (e *DeliveryUnknownError) Error() string {
-	if e.Request != "" {
-		return fmt.Sprintf("%s: %s %s after %d attempts (it may or may not have reached the agent: read its status or log before asking again): %v",
-			ErrDeliveryUnknown, e.Request, e.MessageID, e.Attempts, e.Err)
-	}
-	return fmt.Sprintf("%s: message %s after %d attempts (send it again with this message ID: it is delivered at most once): %v",
-		ErrDeliveryUnknown, e.MessageID, e.Attempts, e.Err)
-}
-
-func (e *DeliveryUnknownError) Unwrap() error { return e.Err }
-
-// Is matches ErrDeliveryUnknown.
-func (e *DeliveryUnknownError) Is(target error) bool { return target == ErrDeliveryUnknown }
-
 // Bounds of an acknowledged send's retries: the backoff between attempts,
 // and how long it goes on trying again when the caller's ctx has no
 // deadline.

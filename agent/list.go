@@ -3,7 +3,6 @@ package agent
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -20,9 +19,6 @@ import (
 
 // DefaultListLimit bounds List when ListOptions.Limit is 0.
 const DefaultListLimit = 100
-
-// ErrBadFilter marks a ListOptions value List cannot search by.
-var ErrBadFilter = errors.New("bad agent filter")
 
 // ListOptions filter List by Tether's search attributes; zero fields match
 // any agent.

@@ -3,42 +3,10 @@ package agent
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
 )
-
-// ErrNoWorker marks a call that waited for a worker of the agent's task
-// queue while no worker polled it.
-var ErrNoWorker = errors.New("no worker polls the agent's task queue")
-
-// NoWorkerError is a call that needs a worker (a query, an update, the
-// end of a dispose) on an agent whose task queue no worker has polled in
-// the last minute, as Temporal's DescribeTaskQueue says: the worker is
-// down, or it polls another queue or namespace than the one the agent was
-// started on (a typo in --task-queue). It matches ErrNoWorker.
-//
-// Log and Status return what they read from the agent's history instead
-// beside it, FromHistory set: the log as the workflow tasks completed so
-// far wrote it, the status as the agent's search attributes last held it.
-type NoWorkerError struct {
-	Agent, TaskQueue string
-	FromHistory      bool
-}
-
-func (e *NoWorkerError) Error() string {
-	s := fmt.Sprintf("no worker has polled task queue %q of agent %s in the last minute: check that a worker runs, "+
-		"reaches this server and namespace and polls %q (worker --task-queue), and that the agent was started on the queue its worker polls",
-		e.TaskQueue, e.Agent, e.TaskQueue)
-	if e.FromHistory {
-		s += " (read from the agent's history instead)"
-	}
-	return s
-}
-
-// Is matches ErrNoWorker.
-func (e *NoWorkerError) Is(target error) bool { return target == ErrNoWorker }
 
 // How a call that needs a worker watches for one: it first looks after
 // workerCheckAfter (a call a worker answers costs nothing more), then

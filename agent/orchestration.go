@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/tetherdev/tether/signals"
@@ -27,10 +26,6 @@ func (h *Handle) Spawn(ctx context.Context, args signals.SpawnArgs) (string, err
 	}
 	return out.ChildID, err
 }
-
-// ErrChildUnknown: a spawn was delivered, but its answer, the child's ID,
-// was lost on the way (a retried attempt found it taken).
-var ErrChildUnknown = errors.New("child ID unknown")
 
 // Approve lets a tool call that waits for approval run. decider and reason
 // are recorded in the agent's log.

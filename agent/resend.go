@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -11,32 +10,6 @@ import (
 	"github.com/tetherdev/tether/eventlog"
 	"github.com/tetherdev/tether/signals"
 )
-
-// ErrAlreadyDelivered answers an acknowledged message sent again under a
-// message ID the agent already accepted with the same content: it was
-// delivered once, by the first send, and is not delivered again. It is not
-// a failure: the caller's message is in the agent's log.
-var ErrAlreadyDelivered = errors.New("already delivered")
-
-// AlreadyDeliveredError is the answer to an acknowledged message the
-// caller sent again (WithMessageID) after the agent accepted it: Ack is
-// the first delivery's, Seq -1 when it is not known (the first copy came
-// as a signal, or in an earlier run of the agent). It matches
-// ErrAlreadyDelivered and signals.ErrDuplicateID, which callers already
-// treat as success. The same ID with other content is refused instead,
-// with signals.ErrReusedID.
-type AlreadyDeliveredError struct {
-	Ack signals.Ack
-}
-
-func (e *AlreadyDeliveredError) Error() string {
-	return fmt.Sprintf("%s: message %s was accepted before; not delivered again", ErrAlreadyDelivered, e.Ack.MessageID)
-}
-
-// Is matches ErrAlreadyDelivered and signals.ErrDuplicateID.
-func (e *AlreadyDeliveredError) Is(target error) bool {
-	return target == ErrAlreadyDelivered || target == signals.ErrDuplicateID
-}
 
 // resendCheckWait bounds the look for a first delivery of a message sent
 // under the caller's ID.

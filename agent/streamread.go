@@ -21,14 +21,6 @@ import (
 // accepts.
 const maxEventBytes = 4 << 20
 
-// ErrStreamInterrupted: the response ended before a terminal event.
-// Reconnect with from set past the last event received.
-var ErrStreamInterrupted = errors.New("stream ended before done or error")
-
-// ErrMalformedStream: the response is not the stream of events a worker
-// sends (an event that does not decode, a line over 4 MiB).
-var ErrMalformedStream = errors.New("malformed stream")
-
 // ReadStream reads the live token stream at streamURL (a worker's stream
 // endpoint, as a model activity's signals.StreamLocator names it) with its
 // token, from Seq from on. It is an iterator rather than a pair of
