@@ -10,7 +10,10 @@
 // signals.MaxInlineArguments) or it runs as a local activity; otherwise it
 // gets only the log position of the assistant message that asked for the
 // call (ToolInput.AssistantSeq) and reads the arguments there through the
-// same reader. The reader's events come from the snapshot the agent
+// same reader. Both inputs may also carry a journal (signals.Journal: the
+// session events recorded since the workflow's previous command, in their
+// content-free history form), there for history to hold: the activities
+// never read it. The reader's events come from the snapshot the agent
 // workflow publishes into it when the workflow runs in the same worker
 // process (no round trip; see workflows.Snapshots), and from the
 // workflow's log query otherwise. The reader's folds and snapshots share

@@ -2,7 +2,6 @@ package signals
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -29,9 +28,6 @@ type JournalEntry struct {
 	Ref   eventlog.Ref
 	Data  json.RawMessage
 }
-
-// ErrMalformedJournal is returned for a journal that does not decode.
-var ErrMalformedJournal = errors.New("malformed journal")
 
 // UnmarshalJSON reads a journal; every failure matches ErrMalformedJournal.
 func (j *Journal) UnmarshalJSON(b []byte) error {

@@ -1,14 +1,10 @@
 package signals
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 )
-
-// ErrInvalidOptions marks agent options an agent cannot run with.
-var ErrInvalidOptions = errors.New("agent options are invalid")
 
 // Bounds of AgentOptions: far above what a sensible agent uses, far below
 // what would strain one history.

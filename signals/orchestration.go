@@ -2,7 +2,6 @@ package signals
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -160,12 +159,6 @@ type WaitArgs struct {
 type AskArgs struct {
 	Question string `json:"question"`
 }
-
-// Errors of the decision and spawn updates.
-var (
-	ErrNoSuchDecision = errors.New("no tool call waits for that decision")
-	ErrInvalidSpawn   = errors.New("spawn is invalid")
-)
 
 // MaxDecisionBytes bounds a decision's reason or answer.
 const MaxDecisionBytes = 64 << 10

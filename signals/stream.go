@@ -1,14 +1,14 @@
 package signals
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
 )
 
 // The live token stream's wire contract: what a worker's stream endpoint
 // sends (Server-Sent Events whose data is a StreamEvent) and the errors both
-// ends name. Chunks are transient: they never enter history.
+// ends name (ErrNoStream, ErrStreamBusy, ErrHubBusy: errors.go). Chunks are
+// transient: they never enter history.
 
 // Chunk is one piece of a streaming model response.
 type Chunk struct {
@@ -105,17 +105,3 @@ func (f LiveFeed) Format(s fmt.State, _ rune) {
 func (f LiveFeed) LogValue() slog.Value {
 	return slog.GroupValue(slog.String("url", f.URL), slog.String("token", redacted(f.Token)), slog.Int("turn", f.Turn))
 }
-
-// Stream errors, answered over HTTP as 404, 429 and 503.
-var (
-	// ErrNoStream: no stream with that key and token, or it finished too
-	// long ago. An unknown key and a wrong token are the same error, so it
-	// tells a guesser nothing about which streams exist.
-	ErrNoStream = errors.New("no such stream")
-	// ErrStreamBusy: the stream has as many subscribers as it allows. Only a
-	// holder of the stream's token ever gets it.
-	ErrStreamBusy = errors.New("too many subscribers to this stream")
-	// ErrHubBusy: the worker's endpoint serves as many subscriptions as it
-	// allows, or is shutting down. Try again later.
-	ErrHubBusy = errors.New("stream hub busy")
-)

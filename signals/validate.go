@@ -1,7 +1,6 @@
 package signals
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -22,37 +21,6 @@ const (
 	MaxUpdateInputBytes = 2<<20 - 64<<10
 	MaxIDBytes          = 128
 	MaxCauseBytes       = 1024
-)
-
-// Validation errors. Callers match with errors.Is.
-var (
-	ErrEmptyMessage    = errors.New("message content is empty")
-	ErrMessageTooLarge = errors.New("message content is too large")
-	ErrInvalidID       = errors.New("message id is invalid")
-	ErrInvalidList     = errors.New("inbox list is invalid")
-	ErrInvalidUTF8     = errors.New("message content is not valid UTF-8")
-	ErrCauseTooLarge   = errors.New("cause is too large")
-	ErrAlreadyIdle     = errors.New("agent is already idle")
-	ErrDisposed        = errors.New("agent is disposed")
-	ErrDuplicateID     = errors.New("message id was already accepted")
-	// ErrReusedID refuses a message whose ID was accepted before with
-	// other content: a resend of the same message is a duplicate
-	// (ErrDuplicateID, already delivered), a different message under a
-	// used ID is refused rather than dropped.
-	ErrReusedID   = errors.New("message id was already used for different content")
-	ErrContinuing = errors.New("agent is continuing as new; ask again")
-	// ErrScheduleTooFar refuses a send scheduled beyond MaxScheduleAhead.
-	ErrScheduleTooFar = errors.New("message is scheduled too far ahead")
-	// ErrTooManyScheduled refuses a send while MaxScheduled messages wait.
-	ErrTooManyScheduled = errors.New("too many scheduled messages")
-	// ErrBusy refuses a message while the agent holds too much: its
-	// pending messages or its run's history are over their byte budget
-	// (MaxPendingBytes, MaxRunHistoryBytes). It passes as turns claim what
-	// waits and the run continues as new: send again after BusyRetryAfter.
-	ErrBusy = errors.New("agent is busy")
-	// ErrRefused is a request the agent's state cannot take (its fold
-	// refused the event); nothing was recorded.
-	ErrRefused = errors.New("agent refused the request")
 )
 
 // Admission by bytes: a burst of valid messages must not take a run past
@@ -148,56 +116,6 @@ func BoundCause(cause string) string {
 func ValidateCause(cause string) error {
 	if len(cause) > MaxCauseBytes {
 		return fmt.Errorf("%w: %d bytes, limit %d", ErrCauseTooLarge, len(cause), MaxCauseBytes)
-	}
-	return nil
-}
-
-// Rejection types: the ApplicationError types update validators reject
-// with, so clients match on type, never on message text.
-const (
-	RejectInvalid   = "tether.InvalidMessage"
-	RejectDuplicate = "tether.DuplicateMessage"
-	RejectReused    = "tether.ReusedMessageID"
-	RejectDisposed  = "tether.Disposed"
-	RejectIdle      = "tether.AlreadyIdle"
-	RejectContinue  = "tether.Continuing"
-	RejectDecision  = "tether.NoSuchDecision"
-	RejectScheduled = "tether.TooManyScheduled"
-	// RejectBusy is the one rejection worth retrying (see ErrBusy).
-	RejectBusy = "tether.Busy"
-)
-
-var rejections = []struct {
-	typ string
-	err error
-}{
-	{RejectDuplicate, ErrDuplicateID},
-	{RejectReused, ErrReusedID},
-	{RejectDisposed, ErrDisposed},
-	{RejectIdle, ErrAlreadyIdle},
-	{RejectContinue, ErrContinuing},
-	{RejectDecision, ErrNoSuchDecision},
-	{RejectScheduled, ErrTooManyScheduled},
-	{RejectBusy, ErrBusy},
-}
-
-// RejectionType is the rejection type for a validation error.
-func RejectionType(err error) string {
-	for _, r := range rejections {
-		if errors.Is(err, r.err) {
-			return r.typ
-		}
-	}
-	return RejectInvalid
-}
-
-// RejectionError is the sentinel error of a rejection type, or nil for
-// RejectInvalid and unknown types.
-func RejectionError(typ string) error {
-	for _, r := range rejections {
-		if r.typ == typ {
-			return r.err
-		}
 	}
 	return nil
 }
