@@ -56,6 +56,10 @@ func (in Inbox) Steering() bool {
 
 // Due reports whether pending work would open a turn: a followup, or
 // steering.
+//
+// Deprecated: nothing in Tether calls it (the loop decides what is due
+// itself: loop.Loop.Due); it stays because the v0.1.0 API baseline (api/)
+// holds it, and goes with the next incompatible version.
 func (in Inbox) Due() bool { return len(in.NextTurn) > 0 || in.Steering() }
 
 // Len is the number of pending messages in both lists.

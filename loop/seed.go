@@ -12,9 +12,7 @@ import (
 func Restore(cfg Config, seed signals.Seed) *Loop {
 	l := New(cfg)
 	l.state, l.base, l.context = seed.State, seed.State.Len, seed.Context
-	if seed.Pending != nil { // a rules-1 run's switch not yet committed
-		l.state.Selection = *seed.Pending
-	} else if seed.Selection != (signals.Selection{}) {
+	if seed.Selection != (signals.Selection{}) {
 		l.state.Selection = seed.Selection
 	}
 	l.prevRun, l.runs, l.made = seed.PrevRun, seed.Runs, seed.Made

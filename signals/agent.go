@@ -207,9 +207,15 @@ type Seed struct {
 	State eventlog.State `json:"state"`
 	// Context is the model-facing conversation derived from the whole log.
 	Context eventlog.ConversationSnapshot `json:"context"`
-	// Selection is the committed model selection; Pending a requested switch.
-	Selection Selection  `json:"selection"`
-	Pending   *Selection `json:"pending,omitempty"`
+	// Selection is the committed model selection.
+	Selection Selection `json:"selection"`
+	// Pending was a requested model switch not yet committed, which only
+	// seeds of the rules-1 generation carried.
+	//
+	// Deprecated: nothing writes or reads it, and no recorded history
+	// carries it; it stays because the v0.1.0 API baseline (api/) holds it,
+	// and goes with the next incompatible version.
+	Pending *Selection `json:"pending,omitempty"`
 	// Recent are the latest accepted message IDs, for duplicate detection.
 	Recent []eventlog.MessageID `json:"recent,omitempty"`
 	// RecentSums are the content digests of Recent, index for index (0
