@@ -29,6 +29,7 @@ var commands = map[string]command{
 	"dispose":  dispose,
 	"compact":  compact,
 	"console":  serveConsole,
+	"a2a":      serveA2A,
 	"ls":       list,
 	"approve":  decision("approve", (*agent.Handle).Approve),
 	"deny":     decision("deny", (*agent.Handle).Deny),
