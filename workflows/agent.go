@@ -13,6 +13,10 @@ import (
 // workflow's behaviour comes from its input and its messages.
 type Agent struct {
 	Config Config
+	// Versioned: the worker runs with Worker Deployment Versioning (see
+	// RegisterVersioned); each Continue-As-New moves the agent to the
+	// deployment's current version.
+	Versioned bool
 	// observe, when set (tests), sees each run's loop once it is built.
 	observe func(*loop.Loop)
 	// build, when set (tests), stands for another build (see build).
@@ -21,10 +25,11 @@ type Agent struct {
 
 // run is one run of the agent workflow: the loop plus the Temporal edge.
 type run struct {
-	cfg   Config
-	opts  signals.AgentOptions
-	loop  *loop.Loop
-	hooks chain
+	cfg       Config
+	versioned bool // continue as new onto the current version (Agent.Versioned)
+	opts      signals.AgentOptions
+	loop      *loop.Loop
+	hooks     chain
 	// inputs wait for the loop, oldest first: outcomes of commands, and
 	// what reports and decisions bring.
 	inputs []*queued
@@ -74,7 +79,7 @@ func (a Agent) Run(ctx workflow.Context, in signals.AgentInput) (signals.AgentRe
 			return signals.AgentResult{}, temporal.NewNonRetryableApplicationError(err.Error(), errInvalidInput, err)
 		}
 	}
-	r := &run{cfg: cfg, opts: in.Options, in: in, hooks: enabledHooks(cfg, in.Options.Hooks), attrs: currentAttrs(ctx)}
+	r := &run{cfg: cfg, versioned: a.Versioned, opts: in.Options, in: in, hooks: enabledHooks(cfg, in.Options.Hooks), attrs: currentAttrs(ctx)}
 	r.observe(ctx)
 	lc := loop.Config{AgentID: info.WorkflowExecution.ID, Options: in.Options, Modes: cfg.ToolModes,
 		Local: cfg.LocalTools, Rules: rules, MaxSeedBytes: cfg.MaxSeedBytes, StreamHooks: r.hooks.stream,

@@ -82,5 +82,14 @@ func (r *run) continueAsNew(ctx workflow.Context, c loop.ContinueAsNew) error {
 	}
 	seed.Journal, seed.PrevRun = r.seed.j, workflow.GetInfo(ctx).WorkflowExecution.RunID
 	r.logger(ctx).Info("Continuing as new", "log_len", seed.State.Len, "runs", seed.Runs)
-	return workflow.NewContinueAsNewError(ctx, signals.AgentWorkflow, signals.AgentInput{Options: r.opts, Seed: &seed, Parent: r.in.Parent})
+	next := signals.AgentInput{Options: r.opts, Seed: &seed, Parent: r.in.Parent}
+	if r.versioned {
+		// The next run starts on the deployment's current version, not the
+		// one this run is pinned to: how a long-lived agent upgrades. The
+		// command's attribute is not replayed, so this decides nothing a
+		// replay checks.
+		return workflow.NewContinueAsNewErrorWithOptions(ctx, workflow.ContinueAsNewErrorOptions{
+			InitialVersioningBehavior: workflow.ContinueAsNewVersioningBehaviorAutoUpgrade}, signals.AgentWorkflow, next)
+	}
+	return workflow.NewContinueAsNewError(ctx, signals.AgentWorkflow, next)
 }

@@ -28,6 +28,12 @@
 // records nothing; the task is retried until a build that knows the run
 // takes it, in every mode (with or without search attributes).
 //
+// A worker with Worker Deployment Versioning registers the workflow with
+// RegisterVersioned: each run is Pinned to the version that started it,
+// and its Continue-As-New starts the next run AutoUpgrade, so an agent
+// moves to the deployment's current version at a turn boundary and never
+// mid-run.
+//
 // It decides nothing about turns, steps or the inbox: every rule lives in
 // package loop. It adds only what the loop cannot see: update validators
 // refuse a message, busy, while the run's history would pass

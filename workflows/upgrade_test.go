@@ -194,3 +194,81 @@ func requireNothingRecordedByTheRefusal(ctx context.Context, t *testing.T, c cli
 	}
 	require.Equal(t, 1, configs, "one run config, recorded by the build that started the run")
 }
+
+// With Worker Deployment Versioning an agent's runs are pinned: after a
+// newer version is made current the agent's turns still run on the version
+// that started the run; its Continue-As-New (here after each second turn)
+// starts the next run on the current version, where the agent goes on.
+func TestAVersionedAgentMovesToTheCurrentVersionAtContinueAsNew(t *testing.T) {
+	ts := testserver.New(t)
+	c := ts.GetDefaultClient()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	const queue, deployment = "versioned", "tether-versioned"
+	cfg := Config{NoSearchAttributes: true, MaxRunTurns: 2}
+	start := func(buildID string) worker.Worker {
+		w := worker.New(c, queue, worker.Options{DeploymentOptions: worker.DeploymentOptions{UseVersioning: true,
+			Version: worker.WorkerDeploymentVersion{DeploymentName: deployment, BuildID: buildID}}})
+		RegisterVersioned(w, cfg)
+		w.RegisterActivityWithOptions(func(context.Context, signals.ModelInput) (signals.ModelOutput, error) {
+			return answer("ok"), nil
+		}, activity.RegisterOptions{Name: signals.ModelActivity})
+		require.NoError(t, w.Start())
+		return w
+	}
+	makeCurrent := func(buildID string) {
+		h := c.WorkerDeploymentClient().GetHandle(deployment)
+		require.Eventually(t, func() bool { // the version exists once its worker polled
+			_, err := h.SetCurrentVersion(ctx, client.WorkerDeploymentSetCurrentVersionOptions{BuildID: buildID})
+			return err == nil
+		}, time.Minute, 200*time.Millisecond)
+	}
+	buildOf := func(runID string) string {
+		d, err := c.DescribeWorkflowExecution(ctx, "agent-v", runID)
+		require.NoError(t, err)
+		return d.GetWorkflowExecutionInfo().GetVersioningInfo().GetDeploymentVersion().GetBuildId()
+	}
+	v1 := start("v1")
+	defer v1.Stop()
+	makeCurrent("v1")
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "agent-v", TaskQueue: queue},
+		signals.AgentWorkflow, signals.AgentInput{Options: signals.AgentOptions{Hooks: []string{}},
+			First: &signals.Message{ID: "m0", Content: "hello"}})
+	require.NoError(t, err)
+	waitAnswers(ctx, t, c, "agent-v", 1)
+	require.Equal(t, "v1", buildOf(run.GetRunID()))
+
+	v2 := start("v2")
+	defer v2.Stop()
+	makeCurrent("v2")
+	require.NoError(t, c.SignalWorkflow(ctx, "agent-v", "", signals.FollowupSignal.Name, signals.Message{ID: "m1", Content: "again"}))
+	require.Eventually(t, func() bool {
+		d, err := c.DescribeWorkflowExecution(ctx, "agent-v", run.GetRunID())
+		require.NoError(t, err)
+		return d.GetWorkflowExecutionInfo().GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW
+	}, time.Minute, 100*time.Millisecond, "the second turn ends the run (MaxRunTurns)")
+	require.Equal(t, "v1", buildOf(run.GetRunID()), "the pinned run stayed on the version that started it")
+
+	var next string
+	require.Eventually(t, func() bool {
+		d, err := c.DescribeWorkflowExecution(ctx, "agent-v", "")
+		if err != nil || d.GetWorkflowExecutionInfo().GetExecution().GetRunId() == run.GetRunID() {
+			return false
+		}
+		next = d.GetWorkflowExecutionInfo().GetExecution().GetRunId()
+		return buildOf(next) == "v2"
+	}, time.Minute, 100*time.Millisecond, "the next run moves to the current version")
+	require.NoError(t, c.SignalWorkflow(ctx, "agent-v", "", signals.FollowupSignal.Name, signals.Message{ID: "m2", Content: "on v2"}))
+	v1.Stop() // the old version drained: the agent answers on v2 alone
+	require.Eventually(t, func() bool {
+		v, err := c.QueryWorkflow(ctx, "agent-v", "", signals.StatusQuery.Name, struct{}{})
+		if err != nil {
+			return false
+		}
+		var st signals.StatusView
+		require.NoError(t, v.Get(&st))
+		return st.Turn == 3 && st.Idle()
+	}, time.Minute, 100*time.Millisecond)
+	require.Equal(t, "v2", buildOf(next))
+	require.NoError(t, c.SignalWorkflow(ctx, "agent-v", "", signals.DisposeSignal.Name, signals.Dispose{Cause: "test over"}))
+}
