@@ -2,8 +2,10 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
+	"github.com/tetherdev/tether/eventlog"
 	"github.com/tetherdev/tether/signals"
 )
 
@@ -30,7 +32,32 @@ func (h *Handle) Spawn(ctx context.Context, args signals.SpawnArgs) (string, err
 // Approve lets a tool call that waits for approval run. decider and reason
 // are recorded in the agent's log.
 func (h *Handle) Approve(ctx context.Context, callID, decider, reason string) (signals.Decided, error) {
-	return h.decide(ctx, signals.ApproveUpdate, callID, decider, reason)
+	return h.ApproveWith(ctx, callID, decider, reason)
+}
+
+// ApproveWith is Approve with options: WithArgs approves the call with
+// edited arguments. (Approve keeps its signature, which a variadic
+// parameter would change for callers holding it as a func value.)
+func (h *Handle) ApproveWith(ctx context.Context, callID, decider, reason string, opts ...ApproveOption) (signals.Decided, error) {
+	var d signals.Decision
+	for _, o := range opts {
+		o(&d)
+	}
+	return h.decideWith(ctx, signals.ApproveUpdate, d, callID, decider, reason)
+}
+
+// ApproveOption shapes an approval.
+type ApproveOption func(*signals.Decision)
+
+// WithArgs approves the call with args in place of the model's
+// arguments: a JSON object the tool's schema accepts. The call runs with
+// them and the model sees its call as made; the log records the decider,
+// the original arguments and these. The agent refuses them, and the call
+// still waits, when its approval policy forbids edits of the tool
+// (ApprovalPolicy.NoEdit), the schema refuses them, or its run predates
+// edits: signals.ErrInvalidEdit.
+func WithArgs(args json.RawMessage) ApproveOption {
+	return func(d *signals.Decision) { d.Args = eventlog.JSON(args) }
 }
 
 // Deny refuses a tool call that waits for approval; the model reads the
@@ -51,7 +78,11 @@ func (h *Handle) Answer(ctx context.Context, callID, decider, answer string) (si
 // *DeliveryUnknownError says when the deadline ended first. A decision
 // taken by an attempt whose answer was lost answers Seq -1 (unknown).
 func (h *Handle) decide(ctx context.Context, u signals.Update[signals.Decision, signals.Decided], callID, decider, text string) (signals.Decided, error) {
-	d := signals.Decision{ID: NewMessageID(), CallID: callID, Decider: decider, Text: text}
+	return h.decideWith(ctx, u, signals.Decision{}, callID, decider, text)
+}
+
+func (h *Handle) decideWith(ctx context.Context, u signals.Update[signals.Decision, signals.Decided], d signals.Decision, callID, decider, text string) (signals.Decided, error) {
+	d.ID, d.CallID, d.Decider, d.Text = NewMessageID(), callID, decider, text
 	if err := signals.ValidateDecision(d); err != nil {
 		return signals.Decided{}, err
 	}

@@ -27,6 +27,7 @@ var errorKinds = []struct {
 	{signals.ErrDuplicateID, http.StatusConflict, "duplicate_id"},
 	{signals.ErrAlreadyIdle, http.StatusConflict, "already_idle"},
 	{signals.ErrNoSuchDecision, http.StatusConflict, "no_such_decision"},
+	{signals.ErrInvalidEdit, http.StatusUnprocessableEntity, "invalid_edit"},
 	{signals.ErrContinuing, http.StatusServiceUnavailable, "continuing"},
 	{signals.ErrEmptyMessage, http.StatusBadRequest, "empty_message"},
 	{signals.ErrMessageTooLarge, http.StatusRequestEntityTooLarge, "message_too_large"},

@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -22,7 +23,9 @@ var decisions = map[string]func(*agent.Handle, context.Context, string, string, 
 
 // decide approves or denies a pending tool call, or answers a question,
 // through the client's validated updates: an unknown or already decided
-// call comes back as signals.ErrNoSuchDecision.
+// call comes back as signals.ErrNoSuchDecision. An approval's "args", when
+// set, are the arguments the call runs with in place of the model's; an
+// edit the agent refuses (signals.ErrInvalidEdit) leaves the call waiting.
 func (s *Server) decide(what string) http.HandlerFunc {
 	send := decisions[what]
 	return func(w http.ResponseWriter, r *http.Request) {
@@ -39,7 +42,15 @@ func (s *Server) decide(what string) http.HandlerFunc {
 			s.fail(w, r, 0, err)
 			return
 		}
-		d, err := send(h, ctx, call, decider, text)
+		var d signals.Decided
+		switch args := strings.TrimSpace(r.PostFormValue("args")); {
+		case args != "" && what != "approve":
+			err = fmt.Errorf("%w: only an approval takes edited arguments", errBadInput)
+		case args != "":
+			d, err = h.ApproveWith(ctx, call, decider, text, agent.WithArgs(json.RawMessage(args)))
+		default:
+			d, err = send(h, ctx, call, decider, text)
+		}
 		if err != nil {
 			s.fail(w, r, 0, err)
 			return

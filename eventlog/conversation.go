@@ -29,6 +29,18 @@ func (c *Conversation) prune(ids []string) {
 	}
 }
 
+// edit gives the assistant message that made call callID the arguments a
+// person approved it with: the model sees its call as made, and the tool
+// result that follows answers those arguments.
+func (c *Conversation) edit(callID string, args []byte) {
+	for i := len(c.messages) - 1; i >= 0; i-- {
+		if m := c.messages[i]; m.Role == RoleAssistant && slices.ContainsFunc(m.ToolCalls, func(tc ToolCallRequest) bool { return tc.ID == callID }) {
+			c.messages[i].ToolCalls = editCall(m.ToolCalls, callID, args)
+			return
+		}
+	}
+}
+
 // Chars is the size of the conversation's content, for token estimates.
 func (c *Conversation) Chars() int {
 	n := len(c.system)
@@ -98,6 +110,10 @@ func (c *Conversation) Apply(e Event) {
 			c.tools = Listings{}
 		}
 		c.tools.Apply(e)
+	case DecisionMade:
+		if e.Args != "" {
+			c.edit(e.CallID, []byte(e.Args))
+		}
 	case ContextPruned:
 		c.prune(e.CallIDs)
 	case ContextCompacted:
@@ -107,7 +123,7 @@ func (c *Conversation) Apply(e Event) {
 	case InboxInserted, InboxClaimed, InboxDiscarded, TurnStart, TurnEnd, StepStart, StepEnd,
 		AssistantAttempt, ToolCall, StatusChanged, ModelSelected, TurnCanceling, AgentDisposing,
 		MaintenanceQueued, MaintenanceDone, RequestHeader, RequestContext, ChildStarted, ChildSettled, ChildEnded,
-		DecisionRequested, DecisionMade, WaitStarted, SessionStarted,
+		DecisionRequested, WaitStarted, SessionStarted,
 		SessionForked:
 	}
 }

@@ -1,6 +1,7 @@
 package eventlog
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -98,11 +99,39 @@ type DecisionRequested struct {
 // DecisionMade records the decision: who made it, approval or not, and the
 // reason or answer (Text, from the decision's payload, its Ref). A
 // decision the policy made on its deadline has Decider "timeout".
+//
+// Args, on an approval, are the arguments the decider edited the call to,
+// and Original what the model had asked (its assistant/message keeps them
+// too): from here on the open call, and the conversation's assistant
+// message that made it, carry Args; the call runs with them.
 type DecisionMade struct {
 	CallID   string `json:"call_id"`
 	Approved bool   `json:"approved"`
 	Decider  string `json:"decider,omitempty"`
 	Text     string `json:"text,omitempty"`
+	Args     JSON   `json:"args,omitempty"`
+	Original JSON   `json:"original,omitempty"`
+}
+
+// JSON is a JSON value kept as it was sent, held in a string so that an
+// event holding one stays comparable; empty means none.
+type JSON string
+
+// MarshalJSON writes the value as it was sent (null when empty).
+func (j JSON) MarshalJSON() ([]byte, error) {
+	if j == "" {
+		return []byte("null"), nil
+	}
+	if !json.Valid([]byte(j)) {
+		return nil, fmt.Errorf("eventlog.JSON: not JSON: %.80q", string(j))
+	}
+	return []byte(j), nil
+}
+
+// UnmarshalJSON keeps the value as it was sent.
+func (j *JSON) UnmarshalJSON(b []byte) error {
+	*j = JSON(b)
+	return nil
 }
 
 // WaitStarted records a wait tool call sleeping until Until on a durable
@@ -193,6 +222,12 @@ func (s *State) applyOrchestration(e Event) error {
 			return fmt.Errorf("call %q waits for no decision", e.CallID)
 		}
 		s.Pending = slices.Delete(slices.Clone(s.Pending), i, i+1)
+		if e.Args != "" {
+			if !e.Approved {
+				return fmt.Errorf("call %q: only an approval edits arguments", e.CallID)
+			}
+			s.OpenCalls = editCall(s.OpenCalls, e.CallID, json.RawMessage(e.Args))
+		}
 	case WaitStarted:
 		if !slices.ContainsFunc(s.OpenCalls, func(c ToolCallRequest) bool { return c.ID == e.CallID }) {
 			return fmt.Errorf("wait for call %q that is not open", e.CallID)
@@ -224,4 +259,16 @@ func (s *State) settleCall(callID string) {
 func (u Usage) Add(v Usage) Usage {
 	return Usage{InputTokens: u.InputTokens + v.InputTokens, OutputTokens: u.OutputTokens + v.OutputTokens,
 		CachedTokens: u.CachedTokens + v.CachedTokens, CacheWriteTokens: u.CacheWriteTokens + v.CacheWriteTokens}
+}
+
+// editCall is calls with callID's arguments replaced by args, copied so
+// that a state or message shared with an earlier fold keeps its own.
+func editCall(calls []ToolCallRequest, callID string, args json.RawMessage) []ToolCallRequest {
+	i := slices.IndexFunc(calls, func(c ToolCallRequest) bool { return c.ID == callID })
+	if i < 0 {
+		return calls
+	}
+	calls = slices.Clone(calls)
+	calls[i].Arguments = args
+	return calls
 }

@@ -100,14 +100,34 @@
 // session/forked at its first step. It needs no rules version: only a
 // seed that names a fork records it, and no run before forks had one.
 //
-// These are Rules3, the baseline of the first tagged release (Baseline),
-// and Rules4 (Latest), which add session start: a new agent that enabled
+// These are Rules3, the baseline of the first tagged release (Baseline);
+// Rules4, which add session start: a new agent that enabled
 // session-start hooks runs them once, before its first turn, and records
-// session/started (sessionstart.go). A run keeps the rules it started
+// session/started (sessionstart.go); and Rules5 (Latest), which add edit
+// before approve (below). A run keeps the rules it started
 // with until it continues as new, so a change to what the loop records or
 // decides adds a version and branches on it; a Config naming rules outside
 // Baseline to Latest fails the run (ErrUnknownRules). The pre-release
 // generations (rules 1 and 2) are gone, and so are their histories.
+//
+// # Edit before approve
+//
+// A person may approve a call waiting for approval with edited arguments
+// (signals.Decision.Args), unless the approval policy names the tool in
+// NoEdit; edits are allowed by default, since whoever approves decides
+// already whether the call runs at all. The loop refuses an edit on a
+// denial or an answer, in a run under rules before Rules5, or on a call
+// the policy forbids; the shell's update validator checks it against the
+// tool's schema (Loop.WaitingCall). A refused edit records nothing and
+// the call still waits. An accepted one is recorded on decision/made
+// (Args, and Original: what the model asked), and the call runs with it:
+// its arguments travel in the activity's input, since the assistant
+// message in the log keeps the model's. From that event on, the folded
+// conversation's assistant message carries the edited arguments: the
+// model sees its call as made, the result that follows answers those
+// arguments, and every provider's pairing of a tool call with its result
+// holds. The log stays truthful: the assistant/message event keeps what
+// the model wrote, decision/made who changed it to what.
 //
 // # Orchestration, not yet a machine of its own
 //

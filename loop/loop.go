@@ -26,10 +26,14 @@ const (
 	// hooks (Config.SessionStart) runs them before its first turn and
 	// records session/started (sessionstart.go).
 	Rules4 Rules = 4
+	// Rules5 add edit before approve: an approval may carry edited
+	// arguments (signals.Decision.Args), recorded on decision/made, which
+	// the call runs with (orchestrate.go). A rules-4 run refuses them.
+	Rules5 Rules = 5
 	// Baseline is the oldest rules this build follows.
 	Baseline = Rules3
 	// Latest is what new runs follow.
-	Latest = Rules4
+	Latest = Rules5
 )
 
 // ErrUnknownRules fails a run whose Config names rules this build does not

@@ -135,7 +135,65 @@ func (l *Loop) CheckDecision(v Verdict, d signals.Decision) error {
 	if l.recent.seen[d.ID] {
 		return fmt.Errorf("%w: %s", signals.ErrDuplicateID, d.ID)
 	}
+	if d.Args != "" {
+		return l.checkEdit(v, d)
+	}
 	return nil
+}
+
+// checkEdit refuses edited arguments the loop can tell are not allowed: on
+// anything but an approval, in a run whose rules predate edits, or on a
+// call the approval policy lets no one edit. Whether the tool's schema
+// accepts them is the shell's to check (WaitingCall): the loop knows no
+// schemas.
+func (l *Loop) checkEdit(v Verdict, d signals.Decision) error {
+	c := l.waiting(d.CallID)
+	switch {
+	case v != Approve:
+		return fmt.Errorf("%w: only an approval carries arguments, not a %s", signals.ErrInvalidEdit, v)
+	case l.cfg.Rules < Rules5:
+		return fmt.Errorf("%w: this run follows loop rules %d, which approve a call only as made (edits need rules %d, from the agent's next run)",
+			signals.ErrInvalidEdit, l.cfg.Rules, Rules5)
+	case c == nil:
+		return fmt.Errorf("%w: call %s", signals.ErrNoSuchDecision, d.CallID)
+	}
+	var server, tool string
+	if c.call.MCP != nil {
+		server, tool = c.call.MCP.Server, c.call.MCP.Tool
+	}
+	if !l.cfg.Options.Approval.EditsAllowed(c.call.Name, server, tool) {
+		return fmt.Errorf("%w: the approval policy lets no one edit calls of %s; approve or deny it as made", signals.ErrInvalidEdit, c.call.Name)
+	}
+	return nil
+}
+
+// waiting is the call of the open step that waits for a person, or nil.
+func (l *Loop) waiting(callID string) *toolCall {
+	if t := l.turn.tools; l.phase == tooling && t != nil {
+		if c := t.find(callID); c != nil && c.stage == awaiting {
+			return c
+		}
+	}
+	return nil
+}
+
+// WaitingCall is the call callID of the open step while it waits for a
+// person, and, for an MCP tool, the input schema its server listed: what
+// the shell checks an approval's edited arguments against.
+func (l *Loop) WaitingCall(callID string) (Call, json.RawMessage, bool) {
+	c := l.waiting(callID)
+	if c == nil {
+		return Call{}, nil, false
+	}
+	var schema json.RawMessage
+	if g := c.call.MCP; g != nil {
+		for _, t := range l.mcp.listings[g.Server].Tools {
+			if t.Name == g.Tool {
+				schema = t.InputSchema
+			}
+		}
+	}
+	return c.call, schema, true
 }
 
 // decide records a person's decision and goes on with the call: approved,
@@ -156,7 +214,12 @@ func (l *Loop) decide(now time.Time, in Decide) error {
 	if d.Text != "" {
 		ref = eventlog.MessageRef(d.ID)
 	}
-	l.record(now, ref, eventlog.DecisionMade{CallID: d.CallID, Approved: in.Verdict != Deny, Decider: d.Decider, Text: d.Text})
+	made := eventlog.DecisionMade{CallID: d.CallID, Approved: in.Verdict != Deny, Decider: d.Decider, Text: d.Text}
+	if d.Args != "" {
+		made.Args, made.Original = d.Args, eventlog.JSON(c.call.Arguments)
+		c.edit([]byte(d.Args))
+	}
+	l.record(now, ref, made)
 	l.cancelTimer(signals.DecideTimer(d.CallID))
 	switch in.Verdict {
 	case Approve:

@@ -29,7 +29,12 @@ type toolCall struct {
 	ran    bool         // the tool itself answered: post hooks see it
 	child  string       // the child agent a spawn_agent call started
 	detach bool         // ... and whether it answers once the child started
+	edited bool         // a person edited its arguments before approving it
 }
+
+// edit: a person approved it with these arguments; the log at the
+// assistant message holds the model's, so they travel in the call's input.
+func (c *toolCall) edit(args []byte) { c.call.Arguments, c.edited = args, true }
 
 // start: its pre hooks run.
 func (c *toolCall) start() { c.stage = starting }

@@ -156,6 +156,12 @@ func (l *Loop) startCall(now time.Time, tc *toolCall) {
 			IdempotencyKey: signals.IdempotencyKey(l.cfg.AgentID, s.Turn, s.Step, c.ID), MCP: c.MCP},
 	}
 	switch {
+	case tc.edited && !(l.local[c.Name] && t.local < MaxLocalCallsPerStep):
+		// Edited before approval: the assistant message in the log holds
+		// the model's arguments, so the edit travels in the input (at most
+		// signals.MaxDecisionBytes), which history keeps.
+		cmd.Input.Arguments, cmd.Input.AssistantSeq = c.Arguments, 0
+		l.carry()
 	case l.local[c.Name] && t.local < MaxLocalCallsPerStep:
 		// A local activity's input is not in history: its arguments travel
 		// in the input and the tool/call event is journaled whole.

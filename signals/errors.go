@@ -41,7 +41,11 @@ var (
 // Errors of the decision and spawn updates.
 var (
 	ErrNoSuchDecision = errors.New("no tool call waits for that decision")
-	ErrInvalidSpawn   = errors.New("spawn is invalid")
+	// ErrInvalidEdit refuses an approval's edited arguments: not a JSON
+	// object, too large, on a call the policy lets no one edit, or refused
+	// by the tool's schema. The call still waits.
+	ErrInvalidEdit  = errors.New("edited arguments refused")
+	ErrInvalidSpawn = errors.New("spawn is invalid")
 )
 
 // ErrInvalidOptions marks agent options an agent cannot run with.
@@ -74,6 +78,7 @@ const (
 	RejectIdle      = "tether.AlreadyIdle"
 	RejectContinue  = "tether.Continuing"
 	RejectDecision  = "tether.NoSuchDecision"
+	RejectEdit      = "tether.InvalidEdit"
 	RejectScheduled = "tether.TooManyScheduled"
 	// RejectBusy is the one rejection worth retrying (see ErrBusy).
 	RejectBusy = "tether.Busy"
@@ -89,6 +94,7 @@ var rejections = []struct {
 	{RejectIdle, ErrAlreadyIdle},
 	{RejectContinue, ErrContinuing},
 	{RejectDecision, ErrNoSuchDecision},
+	{RejectEdit, ErrInvalidEdit},
 	{RejectScheduled, ErrTooManyScheduled},
 	{RejectBusy, ErrBusy},
 }

@@ -103,6 +103,12 @@ type Decision struct {
 	CallID  string             `json:"call_id"`
 	Decider string             `json:"decider,omitempty"`
 	Text    string             `json:"text,omitempty"`
+	// Args, on an approval, are the call's arguments as the person edited
+	// them: a JSON object the tool's schema accepts, at most
+	// MaxDecisionBytes. The call runs with them, and the model sees its call
+	// as made (with them); the log keeps the original too. An approval
+	// policy may forbid edits for a tool (ApprovalPolicy.NoEdit).
+	Args eventlog.JSON `json:"args,omitempty"`
 }
 
 // Decided answers the decision updates.
@@ -126,6 +132,32 @@ type ApprovalPolicy struct {
 	OnTimeout string        `json:"on_timeout,omitempty"`
 	// AnswerTimeout ends an ask_human question unanswered; zero waits.
 	AnswerTimeout time.Duration `json:"answer_timeout,omitempty"`
+	// NoEdit names the tools (as Tools does; "*" for every tool) whose
+	// calls may be approved only as the model made them. Any other call
+	// waiting for approval may be approved with edited arguments
+	// (Decision.Args): whoever may approve a call decides already whether
+	// it runs at all, the edit passes the tool's schema as the model's call
+	// would, and the log records who edited it and what the model had
+	// asked.
+	NoEdit []string `json:"no_edit,omitempty"`
+}
+
+// EditsAllowed reports whether the policy lets a person edit a call of
+// tool before approving it; server is the MCP server behind an MCP tool
+// ("" for others), mcpTool its name there.
+func (p *ApprovalPolicy) EditsAllowed(tool, server, mcpTool string) bool {
+	if p == nil {
+		return true
+	}
+	for _, t := range p.NoEdit {
+		if t == "*" || t == tool {
+			return false
+		}
+		if g, ok := ParseMCPGrant(t); ok && server != "" && g.Server == server && (g.Tool == "" || g.Tool == mcpTool) {
+			return false
+		}
+	}
+	return true
 }
 
 // ApprovalRule matches a call by tool and, optionally, by one argument.
@@ -175,6 +207,22 @@ func ValidateDecision(d Decision) error {
 		return fmt.Errorf("%w: decision text %d bytes, limit %d", ErrMessageTooLarge, len(d.Text), MaxDecisionBytes)
 	case !utf8.ValidString(d.Text) || !utf8.ValidString(d.Decider):
 		return ErrInvalidUTF8
+	}
+	return validateEdit(string(d.Args))
+}
+
+// validateEdit checks an approval's edited arguments, when it has them:
+// one JSON object within MaxDecisionBytes.
+func validateEdit(args string) error {
+	if args == "" {
+		return nil
+	}
+	if len(args) > MaxDecisionBytes {
+		return fmt.Errorf("%w: %d bytes, limit %d", ErrInvalidEdit, len(args), MaxDecisionBytes)
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(args), &obj); err != nil || obj == nil {
+		return fmt.Errorf("%w: arguments must be one JSON object, got %.80q", ErrInvalidEdit, args)
 	}
 	return nil
 }

@@ -1,6 +1,9 @@
 package workflows
 
 import (
+	"encoding/json"
+	"fmt"
+
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/tetherdev/tether/eventlog"
@@ -67,7 +70,31 @@ func (r *run) decisionUpdate(ctx workflow.Context, name string, v loop.Verdict) 
 			return out, err
 		},
 		workflow.UpdateHandlerOptions{Validator: func(_ workflow.Context, d signals.Decision) error {
-			return reject(r.loop.CheckDecision(v, d))
+			if err := r.loop.CheckDecision(v, d); err != nil {
+				return reject(err)
+			}
+			return reject(r.checkEdit(d))
 		}},
 	)
+}
+
+// checkEdit checks an approval's edited arguments against the tool's
+// schema, in the validator only: validators never run on replay, so what
+// this worker's tools accept decides only whether the edit enters history.
+// A refused edit leaves the call waiting.
+func (r *run) checkEdit(d signals.Decision) error {
+	if d.Args == "" {
+		return nil
+	}
+	c, schema, ok := r.loop.WaitingCall(d.CallID)
+	switch {
+	case !ok:
+		return fmt.Errorf("%w: call %s", signals.ErrNoSuchDecision, d.CallID)
+	case r.cfg.Arguments == nil:
+		return fmt.Errorf("%w: this worker cannot check arguments against %s's schema", signals.ErrInvalidEdit, c.Name)
+	}
+	if err := r.cfg.Arguments.CheckArguments(c.Name, schema, json.RawMessage(d.Args)); err != nil {
+		return fmt.Errorf("%w: %w", signals.ErrInvalidEdit, err)
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"encoding/json"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -80,6 +81,18 @@ type Config struct {
 	// Feeds, when set, says where this worker streams agents' model calls,
 	// for the feed query (see Feeds).
 	Feeds Feeds
+	// Arguments, when set, checks the arguments a person edits a call to
+	// before approving it; without it edits are refused.
+	Arguments ArgumentChecker
+}
+
+// ArgumentChecker checks a tool call's arguments against the tool's
+// schema: schema is the input schema an MCP server listed for its tool,
+// nil for the worker's own tools (the checker knows theirs). It runs in
+// the approve update's validator, which never runs on replay, so it may
+// change between builds; it must be safe for concurrent use.
+type ArgumentChecker interface {
+	CheckArguments(tool string, schema, args json.RawMessage) error
 }
 
 // Defaults for Config fields left zero.

@@ -115,6 +115,7 @@ func WorkflowConfig(base workflows.Config, hooks []hook.Hook, reg *tools.Registr
 	base.ToolModes = map[string]signals.ToolMode{}
 	base.LocalTools = nil
 	base.Tools = reg.Names()
+	base.Arguments = reg
 	for _, name := range reg.Names() {
 		base.ToolModes[name] = signals.ToolMode(reg.Mode(name))
 		if reg.Local(name) {

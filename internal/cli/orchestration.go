@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -19,6 +20,7 @@ func decision(name string, op func(h *agent.Handle, ctx context.Context, callID,
 		fs := flag.NewFlagSet(name, flag.ContinueOnError)
 		reason := fs.String("reason", "", "")
 		decider := fs.String("by", defaultDecider(), "")
+		edit := fs.String("args", "", "")
 		want := []string{"ID", "CALL"}
 		if name == "answer" {
 			want = append(want, "ANSWER")
@@ -33,6 +35,15 @@ func decision(name string, op func(h *agent.Handle, ctx context.Context, callID,
 			text = pos[2]
 		case name == "deny" && strings.TrimSpace(text) == "":
 			return nil, fmt.Errorf("%w: deny needs --reason R: the model reads why its call was refused", ErrUsage)
+		case *edit != "" && name != "approve":
+			return nil, fmt.Errorf("%w: only approve takes --args", ErrUsage)
+		case *edit != "" && !json.Valid([]byte(*edit)):
+			return nil, fmt.Errorf("%w: --args is not JSON: %.80q", ErrUsage, *edit)
+		}
+		if *edit != "" {
+			op = func(h *agent.Handle, ctx context.Context, callID, decider, text string) (signals.Decided, error) {
+				return h.ApproveWith(ctx, callID, decider, text, agent.WithArgs(json.RawMessage(*edit)))
+			}
 		}
 		return func(ctx context.Context, e env) error {
 			h, err := e.agents.Attach(ctx, pos[0])

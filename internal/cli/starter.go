@@ -82,7 +82,10 @@ commands (COMMAND -h prints one command's usage):
                            --replace-last gives the last user message TEXT, --append sends TEXT
                            as the fork's first followup
   diff A B                 the conversations of A and B side by side from where they differ
-  approve ID CALL [--reason R] [--by NAME]   let a call that waits for approval run
+  approve ID CALL [--reason R] [--by NAME] [--args JSON]
+                           let a call that waits for approval run; --args runs it with
+                           these arguments in place of the model's (checked against the
+                           tool's schema; the log keeps both)
   deny ID CALL --reason R [--by NAME]        refuse it; the model reads the reason
   answer ID CALL ANSWER [--by NAME]          answer an ask_human question
   console [--addr HOST:PORT] [--temporal-ui URL]

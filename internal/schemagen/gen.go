@@ -125,7 +125,7 @@ func describe() (*contract, error) {
 	query(c, signals.LogQuery)
 	query(c, signals.FeedQuery)
 	for _, typ := range []string{signals.RejectInvalid, signals.RejectDuplicate, signals.RejectReused,
-		signals.RejectDisposed, signals.RejectIdle, signals.RejectContinue, signals.RejectDecision,
+		signals.RejectDisposed, signals.RejectIdle, signals.RejectContinue, signals.RejectDecision, signals.RejectEdit,
 		signals.RejectScheduled, signals.RejectBusy, signals.RejectSelection} {
 		// Only a busy agent's refusal is retryable (workflows.reject).
 		c.names.Rejections[typ] = Rejection{Retryable: typ == signals.RejectBusy}
@@ -169,6 +169,7 @@ var (
 	special      = map[reflect.Type]*jsonschema.Schema{
 		reflect.TypeFor[time.Time]():            timeSchema,
 		reflect.TypeFor[json.RawMessage]():      anyJSON,
+		reflect.TypeFor[eventlog.JSON]():        anyJSON,
 		reflect.TypeFor[signals.JournalEntry](): journalEntry,
 	}
 )

@@ -29,6 +29,8 @@ export class AlreadyIdleError extends TetherRejection {}
 export class ContinuingError extends TetherRejection {}
 /** No tool call waits for that approve, deny or answer. */
 export class NoSuchDecisionError extends TetherRejection {}
+/** An approval's edited arguments were refused (policy, schema, or a run that predates edits); the call still waits. */
+export class InvalidEditError extends TetherRejection {}
 /** signals.MaxScheduled messages already wait. */
 export class TooManyScheduledError extends TetherRejection {}
 /** The inbox or the run's history is over its byte budget: retry after retryAfterMs. */
@@ -50,6 +52,7 @@ export const Rejections: Readonly<Record<string, RejectionClass>> = {
   'tether.AlreadyIdle': AlreadyIdleError,
   'tether.Continuing': ContinuingError,
   'tether.NoSuchDecision': NoSuchDecisionError,
+  'tether.InvalidEdit': InvalidEditError,
   'tether.TooManyScheduled': TooManyScheduledError,
   'tether.Busy': BusyError,
   'tether.InvalidSelection': InvalidSelectionError,

@@ -118,7 +118,9 @@ export const EventShapes: Readonly<Record<string, EventShape>> = {
       "call_id",
       "approved",
       "decider",
-      "text"
+      "text",
+      "args",
+      "original"
     ],
     "zero": {
       "call_id": "",
@@ -259,6 +261,21 @@ export const EventShapes: Readonly<Record<string, EventShape>> = {
       "content"
     ],
     "zero": {},
+    "maps": []
+  },
+  "session/forked": {
+    "fields": [
+      "source",
+      "run",
+      "at",
+      "replaced_last",
+      "replaced",
+      "dropped"
+    ],
+    "zero": {
+      "source": "",
+      "at": 0
+    },
     "maps": []
   },
   "session/started": {

@@ -190,6 +190,18 @@ export interface EventlogDecisionMade {
   approved: boolean;
   decider?: string;
   text?: string;
+  /**
+   * Any JSON value, kept as it was sent.
+   */
+  args?: {
+    [k: string]: unknown;
+  };
+  /**
+   * Any JSON value, kept as it was sent.
+   */
+  original?: {
+    [k: string]: unknown;
+  };
 }
 /**
  * This interface was referenced by `TetherWireContract`'s JSON-Schema
@@ -396,6 +408,18 @@ export interface EventlogServerTools {
   unchanged?: boolean;
   tools?: null | EventlogMCPTool[];
   error?: string;
+}
+/**
+ * This interface was referenced by `TetherWireContract`'s JSON-Schema
+ * via the `definition` "eventlog.SessionForked".
+ */
+export interface EventlogSessionForked {
+  source: string;
+  run?: string;
+  at: number;
+  replaced_last?: string;
+  replaced?: string;
+  dropped?: null | string[];
 }
 /**
  * This interface was referenced by `TetherWireContract`'s JSON-Schema
@@ -662,6 +686,7 @@ export interface SignalsApprovalPolicy {
   timeout?: Duration;
   on_timeout?: string;
   answer_timeout?: Duration;
+  no_edit?: null | string[];
 }
 /**
  * This interface was referenced by `TetherWireContract`'s JSON-Schema
@@ -710,6 +735,7 @@ export interface SignalsSeed {
   runs: number;
   journal?: SignalsJournal;
   turn?: null | SignalsOpenTurn;
+  fork?: null | EventlogSessionForked;
 }
 /**
  * This interface was referenced by `TetherWireContract`'s JSON-Schema
@@ -817,6 +843,12 @@ export interface SignalsDecision {
   call_id: string;
   decider?: string;
   text?: string;
+  /**
+   * Any JSON value, kept as it was sent.
+   */
+  args?: {
+    [k: string]: unknown;
+  };
 }
 /**
  * This interface was referenced by `TetherWireContract`'s JSON-Schema

@@ -124,12 +124,17 @@
   es.addEventListener('status', (ev) => {
     const d = JSON.parse(ev.data);
     // A card being written in keeps its text across the refresh.
-    const typed = new Map([...document.querySelectorAll('#status form.decide textarea')].map((t) => [t.closest('form').querySelector('[name=call_id]').value, t.value]));
+    const key = (t) => `${t.closest('form').querySelector('[name=call_id]').value}/${t.name}`;
+    const typed = new Map([...document.querySelectorAll('#status form.decide textarea')].map((t) => [key(t), t.value]));
     $('status').innerHTML = d.html;
     ownForms($('status'));
-    $('status').querySelectorAll('form.decide').forEach((f) => {
-      const v = typed.get(f.querySelector('[name=call_id]').value);
-      if (v) f.querySelector('textarea').value = v;
+    $('status').querySelectorAll('form.decide textarea').forEach((t) => {
+      const v = typed.get(key(t));
+      if (v) {
+        t.value = v;
+        const open = t.closest('details');
+        if (open) open.open = true;
+      }
     });
     root.dataset.seq = ev.lastEventId;
     // On the live page the scrubber reaches the latest position, and
