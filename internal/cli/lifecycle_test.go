@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -65,7 +66,7 @@ func TestFollowupReadsALongMessageFromAFileOrStandardInput(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte(long), 0o600))
 
 	r := s.must(ctx, "followup", "--file", path, "f1")
-	require.Regexp(t, `^[0-9a-f]{16}\n$`, r.out)
+	require.Regexp(t, fmt.Sprintf(`^[0-9A-Za-z]{%d}\n$`, signals.DrawnIDLen), r.out, "the drawn message ID")
 	r = s.run(ctx, strings.NewReader(long+"again"), "inject", "f1", "-")
 	require.Equal(t, 0, r.code, r.err)
 	s.must(ctx, "wait", "f1")
