@@ -102,21 +102,30 @@ func TestAContinuedRunReadsItsUntypedAttributesBack(t *testing.T) {
 	first := desc.GetWorkflowExecutionInfo().GetFirstRunId()
 	run := desc.GetWorkflowExecutionInfo().GetExecution().GetRunId()
 	require.NotEqual(t, first, run, "turn 2 runs in a continued run")
-	it := e.c.GetWorkflowHistory(ctx, h.ID, run, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	// Every continued run (the one that took turn 2, and any the agent
+	// continued into after it) starts with the model attribute typed and
+	// never upserts it again; walk the chain back to the first run.
 	upserts := 0
-	for it.HasNext() {
-		ev, err := it.Next()
-		require.NoError(t, err)
-		if s := ev.GetWorkflowExecutionStartedEventAttributes(); s != nil {
-			p := s.GetSearchAttributes().GetIndexedFields()[signals.AttrModel]
-			require.NotNil(t, p, "the continued run starts with the model attribute")
-			require.Equal(t, "Keyword", string(p.GetMetadata()["type"]))
+	for run != first {
+		it := e.c.GetWorkflowHistory(ctx, h.ID, run, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+		prev := ""
+		for it.HasNext() {
+			ev, err := it.Next()
+			require.NoError(t, err)
+			if s := ev.GetWorkflowExecutionStartedEventAttributes(); s != nil {
+				prev = s.GetContinuedExecutionRunId()
+				p := s.GetSearchAttributes().GetIndexedFields()[signals.AttrModel]
+				require.NotNil(t, p, "the continued run starts with the model attribute")
+				require.Equal(t, "Keyword", string(p.GetMetadata()["type"]))
+			}
+			if a := ev.GetUpsertWorkflowSearchAttributesEventAttributes(); a != nil {
+				upserts++
+				_, model := a.GetSearchAttributes().GetIndexedFields()[signals.AttrModel]
+				require.False(t, model, "event %d upserts the model it carried", ev.GetEventId())
+			}
 		}
-		if a := ev.GetUpsertWorkflowSearchAttributesEventAttributes(); a != nil {
-			upserts++
-			_, model := a.GetSearchAttributes().GetIndexedFields()[signals.AttrModel]
-			require.False(t, model, "event %d upserts the model it carried", ev.GetEventId())
-		}
+		require.NotEmpty(t, prev, "run %s continues another", run)
+		run = prev
 	}
 	require.GreaterOrEqual(t, upserts, 2, "turn 2's status changes")
 }

@@ -90,7 +90,7 @@ func TestWorkerThatCannotRegisterSearchAttributesSaysHow(t *testing.T) {
 	require.Equal(t, 2, run([]string{"--address", ts.GetFrontendHostPort(), "--namespace", ns}, noEnv, &stderr))
 	require.Equal(t, 1, strings.Count(stderr.String(), "\n"), stderr.String())
 	require.Regexp(t, "^worker: namespace full lacks Tether's search attributes and this worker could not add them \\(.+\\): "+
-		"register them with `temporal operator search-attribute create --namespace full --name TetherModel --type Keyword "+
+		"register them with `temporal operator search-attribute create --namespace full --name TetherForkOf --type Keyword --name TetherModel --type Keyword "+
 		"--name TetherParent --type Keyword --name TetherStatus --type Keyword --name TetherTurn --type Int "+
 		"--name TetherWaitUntil --type Datetime --name TetherWaiting --type Keyword`, "+
 		"or run with --no-search-attributes\n$", stderr.String())

@@ -25,15 +25,17 @@ var rules = []struct {
 	{"hook", []string{"eventlog", "signals", "loop"}, []string{"go.uber.org"}, []string{"net/http"}},
 	{"workflows", []string{"eventlog", "signals", "loop", "hook"}, []string{"go.uber.org", "go.temporal.io/server"}, []string{"net/http"}},
 	// agent reads a log from history through projection when no worker
-	// answers, the one way history becomes a log.
-	{"agent", []string{"eventlog", "signals", "projection"}, []string{"go.uber.org", "go.temporal.io/server"}, nil},
+	// answers, the one way history becomes a log, and forks with the loop's
+	// pure fold of a prefix (loop.ForkSeed), so a fork's seed is what a run
+	// would hold.
+	{"agent", []string{"eventlog", "signals", "projection", "loop"}, []string{"go.uber.org", "go.temporal.io/server"}, nil},
 	// telemetry observes the workflow and its activities; it reaches no
 	// activity code, provider or exporter (telemetryfx picks those).
 	{"telemetry", []string{"eventlog", "signals", "loop", "hook", "workflows"}, []string{"go.uber.org", "go.temporal.io/server"}, []string{"net/http"}},
-	{"console", []string{"eventlog", "signals", "agent", "projection", "console/transcript", "internal/httpguard", "internal/forwarded", "internal/login"}, []string{"go.uber.org", "go.temporal.io/server"}, nil},
+	{"console", []string{"eventlog", "signals", "agent", "projection", "loop", "console/transcript", "internal/httpguard", "internal/forwarded", "internal/login"}, []string{"go.uber.org", "go.temporal.io/server"}, nil},
 	// internal/a2aserver speaks A2A over Tether's client, as the console
 	// does: no worker, no server, no composition.
-	{"internal/a2aserver", []string{"eventlog", "signals", "agent", "projection"}, []string{"go.uber.org", "go.temporal.io/server"}, nil},
+	{"internal/a2aserver", []string{"eventlog", "signals", "agent", "projection", "loop"}, []string{"go.uber.org", "go.temporal.io/server"}, nil},
 	{"internal/httpguard", nil, []string{"go.temporal.io", "go.uber.org"}, nil},
 	{"internal/forwarded", nil, []string{"go.temporal.io", "go.uber.org"}, nil},
 	{"internal/login", nil, []string{"go.temporal.io", "go.uber.org"}, nil},

@@ -51,6 +51,7 @@ export const Attrs = {
   turn: 'TetherTurn',
   waiting: 'TetherWaiting',
   waitUntil: 'TetherWaitUntil',
+  forkOf: 'TetherForkOf',
 } as const;
 
 /** modelLabel is an agent's provider/model label ("default" for either left out), signals.ModelLabel. */
