@@ -47,7 +47,8 @@
 // the fork point with session/forked; what precedes it is the source's.
 // Handle.Forks finds the agents forked from this one (TetherForkOf), and
 // Handle.Lineage reads what an agent was forked from and its
-// conversation, from history.
+// conversation, from history; Diverge finds where two conversations part
+// (starter diff and the console's diff view show it).
 //
 // The package never imports workflow internals beyond the search attribute
 // keys, and never holds provider credentials.

@@ -40,7 +40,7 @@ func doneText(key string) string {
 	switch {
 	case message, decision:
 		return key
-	case key == "cancel", key == "dispose", key == "model", key == "start":
+	case key == "cancel", key == "dispose", key == "model", key == "start", key == "fork":
 		return key
 	}
 	return ""

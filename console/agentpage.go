@@ -59,6 +59,11 @@ type agentView struct {
 	Done     string // the action just done, from the redirect
 	Temporal string // the agent's page in the Temporal Web UI
 	Scrub    scrubber
+	// Lineage is where the agent came from and its forks.
+	Lineage lineage
+	// ForkForm says the scrubbed page offers the operator a fork from its
+	// position.
+	ForkForm bool
 }
 
 func (v agentView) PageTitle() string { return v.ID }
@@ -70,14 +75,14 @@ func (s *Server) agentPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, 0, err)
 		return
 	}
-	at, scrubbed, err := parseAt(r.URL.Query().Get("at"), len(snap.Log))
-	if err != nil {
-		s.fail(w, r, 0, err)
-		return
-	}
 	tr, err := transcript.Build(snap.Log, snap.prices())
 	if err != nil {
 		s.fail(w, r, http.StatusInternalServerError, err)
+		return
+	}
+	at, scrubbed, err := parseAt(r.URL.Query().Get("at"), tr.First, len(snap.Log))
+	if err != nil {
+		s.fail(w, r, 0, err)
 		return
 	}
 	v := agentView{ID: id, Closed: snap.Closed, Options: snap.Options, Model: modelInForce(tr, snap.Options),
@@ -99,12 +104,18 @@ func (s *Server) agentPage(w http.ResponseWriter, r *http.Request) {
 		v.Status.Err = snap.StatusErr.Error()
 		v.Status.Starting = !snap.Closed && len(snap.Log) == 0
 	}
-	v.Scrub = scrubber{At: tr.Next - 1, Last: tr.Next - 1}
+	v.Scrub = scrubber{At: tr.Next - 1, First: tr.First, Last: tr.Next - 1}
+	v.Lineage = s.lineage(r.Context(), snap, tr)
 	if scrubbed {
-		if err := scrub(&v, snap, at); err != nil {
+		base, err := s.foldBase(r.Context(), id, tr)
+		if err == nil {
+			err = scrub(&v, snap, base, at)
+		}
+		if err != nil {
 			s.fail(w, r, http.StatusInternalServerError, err)
 			return
 		}
+		v.ForkForm = s.session(r).Operator
 	}
 	if r.URL.Query().Get("all") == "" && len(v.Blocks) > WindowBlocks {
 		v.Hidden = len(v.Blocks) - WindowBlocks

@@ -7,7 +7,14 @@
 // wait for a person, its durable waits and its tree of agents, and acts on
 // it (messages, cancel, model, dispose, approve, deny, answer) through the
 // same validated operations the Go client uses. A replay scrubber shows an
-// agent as of any earlier position of its log, read-only.
+// agent as of any earlier position of its log, read-only; from there an
+// operator may fork it (agent.Handle.Fork, the source left untouched, a
+// refused position answered with the nearest that can be forked). A fork's
+// page names its source (its log's session/forked) and the source's lists
+// its forks (TetherForkOf); /diff?a=A&b=B shows two agents' conversations
+// side by side from where they part (agent.Diverge, as `starter diff`).
+// A fork's log begins after its fork point: its page scrubs its own
+// positions, folded from its first run's seed.
 //
 // It talks to Temporal only through the Go client: package agent for an
 // agent's actions, status, log and token streams, for lists and counts

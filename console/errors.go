@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tetherdev/tether/agent"
+	"github.com/tetherdev/tether/loop"
 	"github.com/tetherdev/tether/signals"
 )
 
@@ -36,6 +37,8 @@ var errorKinds = []struct {
 	{signals.ErrInvalidList, http.StatusBadRequest, "invalid_list"},
 	{signals.ErrCauseTooLarge, http.StatusBadRequest, "cause_too_large"},
 	{agent.ErrRejected, http.StatusBadRequest, "rejected"},
+	{errForkPosition, http.StatusConflict, "fork_position"},
+	{loop.ErrNoUserMessage, http.StatusConflict, "no_user_message"},
 	{errReadOnly, http.StatusForbidden, "read_only"},
 	{errLogin, http.StatusUnauthorized, "login_required"},
 	{errCSRF, http.StatusForbidden, "csrf"},

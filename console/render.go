@@ -18,7 +18,7 @@ import (
 )
 
 // pages are the full pages; each is the layout with its own "content".
-var pages = []string{"list", "agent", "login", "error"}
+var pages = []string{"list", "agent", "login", "error", "diff"}
 
 // templateSet holds one template per page, sharing the layout and the
 // partials (a block, a step, the status panel) that live updates render

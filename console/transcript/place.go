@@ -62,6 +62,8 @@ func note(e eventlog.Event) string {
 		return "dispose requested" + suffix(e.Cause)
 	case eventlog.MaintenanceQueued:
 		return "maintenance queued: " + e.Task
+	case eventlog.SessionForked:
+		return ForkNote(e)
 	case eventlog.MaintenanceDone:
 		if e.Error != "" {
 			return "maintenance " + e.Task + " failed: " + e.Error

@@ -23,6 +23,11 @@ type Transcript struct {
 	InForce *eventlog.Selection
 	// Children are the agent's child agents, in the order they started.
 	Children []*Child
+	// Fork is the session/forked event a fork's log begins with; nil for
+	// an agent that was not forked. A fork's log begins at Fork.At+1
+	// (First), since the positions before are the source's.
+	Fork  *eventlog.SessionForked
+	First int64
 
 	prices signals.Prices
 	cur    *Block // where events go: the open turn, or the gap after a turn
@@ -60,6 +65,8 @@ func (t *Transcript) Apply(env eventlog.Envelope) (*Block, error) {
 	switch {
 	case env.Seq < t.Next:
 		return nil, nil
+	case env.Seq > t.Next && t.Next == 0 && env.Type == eventlog.TypeSessionForked:
+		t.Next, t.First = env.Seq, env.Seq // a fork's log: it goes on where its source's prefix ends
 	case env.Seq > t.Next:
 		return nil, fmt.Errorf("%w: want seq %d, got %d", ErrGap, t.Next, env.Seq)
 	}
@@ -107,6 +114,9 @@ func (t *Transcript) apply(env eventlog.Envelope, e eventlog.Event) *Block {
 		return nil
 	case eventlog.StatusChanged:
 		return t.settled(env)
+	case eventlog.SessionForked:
+		t.Fork = &e
+		return t.item(env, e)
 	case eventlog.TurnStart:
 		return t.turnStart(env, e)
 	case eventlog.TurnEnd:

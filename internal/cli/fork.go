@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"reflect"
 	"strings"
 
 	"github.com/tetherdev/tether/agent"
@@ -77,19 +76,16 @@ func printDiff(e env, a, b string, la, lb agent.Lineage) {
 			e.printf("%s is a fork of %s at position %d\n", s.id, f.Source, f.At)
 		}
 	}
-	ca, cb := la.Conversation, lb.Conversation
-	from := 0
-	for from < min(len(ca), len(cb)) && reflect.DeepEqual(ca[from], cb[from]) {
-		from++
-	}
-	if from == len(ca) && from == len(cb) {
-		e.printf("the conversations are the same (%d messages)\n", len(ca))
+	d := agent.Diverge(la.Conversation, lb.Conversation)
+	if d.Same() {
+		e.printf("the conversations are the same (%d messages)\n", d.Common)
 		return
 	}
-	e.printf("the conversations are the same up to message %d of %d | %d; from there:\n", from, len(ca), len(cb))
+	e.printf("the conversations are the same up to message %d of %d | %d; from there:\n",
+		d.Common, d.Common+len(d.A), d.Common+len(d.B))
 	e.printf("%-*s | %s\n", diffColumn, clip(a, diffColumn), b)
-	for i := from; i < max(len(ca), len(cb)); i++ {
-		e.printf("%3d %-*s | %s\n", i, diffColumn-4, side(ca, i), side(cb, i))
+	for i := range max(len(d.A), len(d.B)) {
+		e.printf("%3d %-*s | %s\n", d.Common+i, diffColumn-4, side(d.A, i), side(d.B, i))
 	}
 }
 

@@ -53,6 +53,7 @@
       case 'dispose': return 'disposed';
       case 'approve': case 'deny': return `${d.done} recorded for ${d.call_id} (log #${d.seq})`;
       case 'answer': return `answer recorded for ${d.call_id} (log #${d.seq})`;
+      case 'fork': return `forked as ${d.id}`;
       default: return d.done;
     }
   }
