@@ -50,6 +50,11 @@
 // conversation, from history; Diverge finds where two conversations part
 // (starter diff and the console's diff view show it).
 //
+// Handle.Rewind brings an idle agent back to the end of an earlier turn in
+// place (session/rewound): the model sees that turn's conversation from
+// the next turn on, and the turns after it stay in the log, rewound past;
+// a turn the agent can no longer rebuild is refused naming Fork.
+//
 // The package never imports workflow internals beyond the search attribute
 // keys, and never holds provider credentials.
 package agent

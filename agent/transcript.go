@@ -20,10 +20,12 @@ import (
 // decisions (an answer to a question reads as answered), waits,
 // compactions, pruning, model switches (refused ones too) and the session's
 // start (its session-start hooks, with what each failing one said) and a
-// fork's origin (session/forked) get a line each. Inbox and status events
-// are left out; the log itself has them.
+// fork's origin (session/forked) get a line each, and so does a rewind
+// (session/rewound), whose turns rewound past keep their lines, each
+// turn's header marked "rewound past". Inbox and status events are left
+// out; the log itself has them.
 func WriteTranscript(w io.Writer, id string, log []eventlog.Envelope) error {
-	p := &printer{w: w, id: id, from: map[eventlog.MessageID]inserted{}, questions: map[string]bool{}}
+	p := &printer{w: w, id: id, from: map[eventlog.MessageID]inserted{}, questions: map[string]bool{}, past: rewoundPast(log)}
 	for _, env := range log {
 		e, err := eventlog.Decode(env)
 		if err != nil {
@@ -34,7 +36,28 @@ func WriteTranscript(w io.Writer, id string, log []eventlog.Envelope) error {
 	return p.err
 }
 
+// rewoundPast are the turns a rewind in log went back past.
+func rewoundPast(log []eventlog.Envelope) map[int]bool {
+	past := map[int]bool{}
+	for _, env := range log {
+		if env.Type != eventlog.TypeSessionRewound {
+			continue
+		}
+		e, err := eventlog.Decode(env)
+		r, ok := e.(eventlog.SessionRewound)
+		if err != nil || !ok {
+			continue
+		}
+		// No log holds more turns than events.
+		for n := max(r.ToTurn, 0) + 1; n <= r.Past && n <= max(r.ToTurn, 0)+len(log); n++ {
+			past[n] = true
+		}
+	}
+	return past
+}
+
 type printer struct {
+	past      map[int]bool // turns rewound past
 	w         io.Writer
 	id        string
 	from      map[eventlog.MessageID]inserted // how each message came
@@ -59,9 +82,9 @@ func (p *printer) printf(format string, args ...any) {
 func (p *printer) event(e eventlog.Event) {
 	switch e := e.(type) {
 	case eventlog.TurnStart:
-		p.printf("── turn %d ──\n", e.Turn)
+		p.printf("── turn %d%s ──\n", e.Turn, p.pastNote(e.Turn))
 	case eventlog.TurnEnd:
-		p.printf("── turn %d %s%s ──\n", e.Turn, e.Reason, suffix(e.Error))
+		p.printf("── turn %d %s%s%s ──\n", e.Turn, e.Reason, suffix(e.Error), p.pastNote(e.Turn))
 	case eventlog.SystemMessage:
 		p.printf("system:      %s\n", indent(e.Content))
 	case eventlog.UserMessage:
@@ -125,6 +148,17 @@ func (p *printer) control(e eventlog.Event) {
 		}
 	case eventlog.SessionForked:
 		p.printf("forked:      from %s at position %d%s\n", e.Source, e.At, suffix(forkNote(e)))
+	case eventlog.SessionRewound:
+		by := ""
+		if e.By != "" {
+			by = " by " + e.By
+		}
+		past := fmt.Sprintf("turns %d to %d", e.ToTurn+1, e.Past)
+		if e.Past == e.ToTurn+1 {
+			past = fmt.Sprintf("turn %d", e.Past)
+		}
+		p.printf("rewound:     to the end of turn %d%s; %s rewound past, the conversation goes on from turn %d\n",
+			e.ToTurn, by, past, e.ToTurn)
 	case eventlog.ModelSelected:
 		label := modelLabel(e.Selection)
 		switch {
@@ -217,6 +251,14 @@ func suffix(s string) string {
 		return ""
 	}
 	return ": " + s
+}
+
+// pastNote marks a turn a rewind went back past.
+func (p *printer) pastNote(turn int) string {
+	if p.past[turn] {
+		return " (rewound past)"
+	}
+	return ""
 }
 
 func indent(s string) string {

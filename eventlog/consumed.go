@@ -56,7 +56,7 @@ func ConsumedWork(events []Event) map[MessageID]Outcome {
 			ToolCall, ToolResult, StatusChanged, ContextPruned, ContextCompacted, ModelSelected, TurnCanceling,
 			AgentDisposing, MaintenanceQueued, MaintenanceDone, RequestHeader, RequestContext, ChildStarted,
 			ChildSettled, ChildEnded, DecisionRequested, DecisionMade, WaitStarted, ToolsListed, SessionStarted,
-			SessionForked:
+			SessionForked, SessionRewound:
 		}
 	}
 	return out

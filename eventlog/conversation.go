@@ -116,6 +116,11 @@ func (c *Conversation) Apply(e Event) {
 		}
 	case ContextPruned:
 		c.prune(e.CallIDs)
+	case SessionRewound:
+		// A full slice expression: the messages appended after it never
+		// overwrite a clone's that shares the array.
+		keep := min(max(e.Keep, 0), len(c.messages))
+		c.messages = c.messages[:keep:keep]
 	case ContextCompacted:
 		keep := min(max(e.Keep, 0), len(c.messages))
 		kept := c.messages[len(c.messages)-keep:]

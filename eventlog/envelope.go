@@ -112,6 +112,8 @@ func Decode(env Envelope) (Event, error) {
 		return decodeAs[SessionStarted](env)
 	case TypeSessionForked:
 		return decodeAs[SessionForked](env)
+	case TypeSessionRewound:
+		return decodeAs[SessionRewound](env)
 	default:
 		return nil, fmt.Errorf("%w: %q (seq %d)", ErrUnknownType, env.Type, env.Seq)
 	}

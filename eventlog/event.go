@@ -68,7 +68,7 @@ var Types = []Type{
 	TypeRequestHeader, TypeRequestContext,
 	TypeChildStarted, TypeChildSettled, TypeChildEnded, TypeDecisionRequested, TypeDecisionMade, TypeWaitStarted,
 	TypeToolsListed, TypeMessageScheduled, TypeSessionStarted,
-	TypeSessionForked,
+	TypeSessionForked, TypeSessionRewound,
 }
 
 // MessageID identifies one accepted inbox message for its whole life:

@@ -68,6 +68,7 @@ var samples = map[Type]Event{
 	}},
 	TypeSessionForked: SessionForked{Source: "agent-a1", Run: "run-7", At: 41, ReplacedLast: "and in French?", Replaced: "and in German?",
 		Dropped: []MessageID{"m8"}},
+	TypeSessionRewound: SessionRewound{ToTurn: 2, At: 40, Past: 5, Keep: 6, Forget: true, By: "ops@example.com"},
 	TypeSessionStarted: SessionStarted{Hooks: []string{"greeter", "audit"}, Errors: []string{"hook audit failed at session-start: store unreachable"}},
 }
 

@@ -236,6 +236,8 @@ func (s *State) applyControl(e Event) error {
 		return s.startSession()
 	case SessionForked:
 		return s.forked(e)
+	case SessionRewound:
+		return s.rewound(e)
 	default:
 		return s.applyOrchestration(e)
 	}

@@ -103,8 +103,9 @@
 // These are Rules3, the baseline of the first tagged release (Baseline);
 // Rules4, which add session start: a new agent that enabled
 // session-start hooks runs them once, before its first turn, and records
-// session/started (sessionstart.go); and Rules5 (Latest), which add edit
-// before approve (below). A run keeps the rules it started
+// session/started (sessionstart.go); Rules5, which add edit before
+// approve (below); and RulesRewind (Latest), which add rewinding in place
+// (below). A run keeps the rules it started
 // with until it continues as new, so a change to what the loop records or
 // decides adds a version and branches on it; a Config naming rules outside
 // Baseline to Latest fails the run (ErrUnknownRules). The pre-release
@@ -128,6 +129,35 @@
 // arguments, and every provider's pairing of a tool call with its result
 // holds. The log stays truthful: the assistant/message event keeps what
 // the model wrote, decision/made who changed it to what.
+//
+// # Rewind in place
+//
+// A rewind (Rewind, rewind.go) brings an idle agent back to the end of an
+// earlier turn K: it is recorded as session/rewound, a request like any
+// other, and every fold of the conversation reads it and keeps the first
+// Keep messages, the conversation turn K ended with. Temporal's reset was
+// the other way: it would cut the run's history at turn K's workflow task
+// and replay signals and updates after it. It was not taken, because it
+// rewrites the one thing Tether keeps truthful: the turns after K would
+// leave the run's history (projection, the transcript and a fork's prefix
+// read history), what they spent would no longer be counted (a tree's
+// budget is a fold of the log, and spending must not be refunded),
+// children started after K would be orphaned from the events that
+// started them, and a reset cannot reach back into an earlier run of a
+// Continue-As-New chain at all. The recorded event keeps all of it: the
+// later turns stay, marked rewound past; usage stays; children go on;
+// turn numbers go on; and the run keeps, and its seed carries, where each
+// turn ended (signals.RewindMarks), so a turn of an earlier run is
+// reached without reading history. Where the fold can no longer rebuild
+// turn K (a compaction or pruning since rewrote what came before it, it
+// was rewound past, or it is older than the marks kept) the rewind is
+// refused, signals.ErrRewindLost, naming a fork, which reads turn K from
+// history. A rewind while a turn is running is refused too, never made
+// by canceling the turn: the caller may not know what runs; cancel it
+// first. Refusals record nothing; a rewind to where the agent stands
+// records nothing either. A run under rules before RulesRewind refuses
+// every rewind (it kept no turn ends), and its seed carries none, so its
+// next run rewinds no further back than where it began.
 //
 // # Orchestration, not yet a machine of its own
 //

@@ -69,7 +69,7 @@ func (d *driver) step(in Input) Ready {
 // test can see what a request alone does.
 func isRequest(in Input) bool {
 	switch in.(type) {
-	case Accept, Make, Cancel, Dispose, SelectModel, Maintain:
+	case Accept, Make, Cancel, Dispose, SelectModel, Maintain, Rewind:
 		return true
 	}
 	return false

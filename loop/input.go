@@ -9,7 +9,7 @@ import (
 
 // Input is everything that can happen to the loop. The set is closed.
 //
-// Requests (Accept, Make, Cancel, Dispose, SelectModel, Maintain) come from
+// Requests (Accept, Make, Cancel, Dispose, SelectModel, Maintain, Rewind) come from
 // clients and hooks at any time: Step records them and moves nothing else,
 // so a batch of messages delivered together is seen whole at the next
 // boundary. Outcomes (every other input) report what a command came to;

@@ -30,10 +30,15 @@ const (
 	// arguments (signals.Decision.Args), recorded on decision/made, which
 	// the call runs with (orchestrate.go). A rules-4 run refuses them.
 	Rules5 Rules = 5
+	// RulesRewind add rewinding in place: an idle agent may be brought back
+	// to the end of an earlier turn (signals.RewindUpdate), recorded as
+	// session/rewound, and the run keeps (and its seed carries) where each
+	// turn ended (rewind.go). An earlier run refuses a rewind.
+	RulesRewind Rules = 6
 	// Baseline is the oldest rules this build follows.
 	Baseline = Rules3
 	// Latest is what new runs follow.
-	Latest = Rules5
+	Latest = RulesRewind
 )
 
 // ErrUnknownRules fails a run whose Config names rules this build does not
@@ -155,6 +160,9 @@ type Loop struct {
 	// fork: a forked agent's first event, recorded by the first Step
 	// (fork.go).
 	fork *eventlog.SessionForked
+	// marks are the turn ends a rewind may go back to (RulesRewind on;
+	// rewind.go); a seed carries them.
+	marks signals.RewindMarks
 
 	err error // a corrupt transition; the workflow fails with it
 }
@@ -180,6 +188,9 @@ func New(cfg Config) *Loop {
 		l.local[n] = true
 	}
 	l.start = cfg.Rules >= Rules4 && len(cfg.SessionStart) > 0
+	if cfg.Rules >= RulesRewind {
+		l.marks = freshMarks()
+	}
 	l.state.Selection = signals.Selection{Provider: o.Provider, Model: o.Model, Effort: o.Effort}
 	l.mcp = mcpState{servers: signals.MCPServers(o.Tools), listings: eventlog.Listings{}}
 	return l
@@ -230,6 +241,8 @@ func (l *Loop) step(now time.Time, in Input) error {
 		return nil
 	case Maintain:
 		return l.maintain(now, in.Task)
+	case Rewind:
+		return l.rewind(now, in)
 	default: // an outcome or orchestration: below
 	}
 	if l.phase == finished {

@@ -32,6 +32,7 @@ func (l *Loop) record(now time.Time, ref eventlog.Ref, e eventlog.Event) {
 	l.log = append(l.log, env)
 	l.journal = append(l.journal, j)
 	l.track(e)
+	l.markTurns(e)
 }
 
 // admit records e, the event of a client's request, if the fold takes it.
@@ -56,7 +57,7 @@ func (l *Loop) track(e eventlog.Event) {
 	case eventlog.SystemMessage:
 		l.chars += len(e.Content) - l.system
 		l.system = len(e.Content)
-	case eventlog.ContextPruned, eventlog.ContextCompacted:
+	case eventlog.ContextPruned, eventlog.ContextCompacted, eventlog.SessionRewound:
 		if conv, err := l.conversation(); err == nil {
 			l.chars, l.msgs = conv.Chars(), len(conv.Messages())
 			if l.state.SystemPrompt != "" {

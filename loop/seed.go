@@ -33,6 +33,9 @@ func Restore(cfg Config, seed signals.Seed) *Loop {
 	l.rearming = len(l.state.Scheduled) > 0
 	// A fork's first run: Step records session/forked first.
 	l.fork = seed.Fork
+	if l.cfg.Rules >= RulesRewind {
+		l.marks = restoredMarks(seed)
+	}
 	if t := seed.Turn; t != nil && l.state.InTurn { // continued between two steps
 		l.turn = turnWork{retry: t.Retry, last: stepOutcome{toolCalls: t.ToolCalls, concluded: t.Concluded},
 			failed: t.Failed, lastText: t.LastText}
@@ -95,6 +98,10 @@ func (l *Loop) Seed() (signals.Seed, error) {
 		State: l.state, Context: conv.Snapshot(), Selection: l.state.Selection,
 		Recent: append([]eventlog.MessageID(nil), l.recent.order...), RecentSums: l.recent.orderedSums(), Inline: l.inlinePending(), Made: l.made,
 		Runs: l.runs + 1,
+	}
+	if l.cfg.Rules >= RulesRewind {
+		m := l.RewindMarks()
+		seed.Rewind = &m
 	}
 	if l.state.InTurn {
 		t := l.turn

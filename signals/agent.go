@@ -238,6 +238,26 @@ type Seed struct {
 	// the run records Fork as its first event, at Fork.At+1. A run that
 	// continued as new carries none.
 	Fork *eventlog.SessionForked `json:"fork,omitempty"`
+	// Rewind, when set, is where the chain's turns ended, so a run can
+	// rewind to a turn an earlier run held (loop rules 6 on; rewind.go in
+	// package loop). A seed without it rewinds to no turn before the run.
+	Rewind *RewindMarks `json:"rewind,omitempty"`
+}
+
+// RewindMarks are the turn ends an agent can still be rewound to: Turns in
+// order, and below Floor none, for the reason Lost gives.
+type RewindMarks struct {
+	Turns []TurnMark `json:"turns,omitempty"`
+	Floor int        `json:"floor,omitempty"`
+	Lost  string     `json:"lost,omitempty"`
+}
+
+// TurnMark is where turn Turn ended: the position of its turn/end, and
+// the messages of the model's conversation then (what a rewind keeps).
+type TurnMark struct {
+	Turn int   `json:"t"`
+	At   int64 `json:"at"`
+	Keep int   `json:"n"`
 }
 
 // OpenTurn is what the loop holds of a turn between two steps, besides the

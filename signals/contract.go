@@ -50,7 +50,31 @@ var (
 	// never reaches history. It answers the position of the model/selected
 	// event; the switch applies from the next step proposed on.
 	SelectModelUpdate = Update[Selection, SelectionAck]{Name: "select-model"}
+	// RewindUpdate brings an idle agent back to the end of an earlier turn
+	// (eventlog.SessionRewound). Its validator refuses, recording
+	// nothing, a turn that is negative or has not ended
+	// (ErrInvalidRewind), an agent with a turn open, and a turn the agent
+	// can no longer rebuild in place (ErrRewindLost: fork it instead).
+	RewindUpdate = Update[Rewind, Rewound]{Name: "rewind"}
 )
+
+// Rewind is the argument of RewindUpdate: the turn whose end the agent
+// goes back to (0: before its first turn), and who asks.
+type Rewind struct {
+	ToTurn int    `json:"to_turn"`
+	By     string `json:"by,omitempty"`
+}
+
+// Rewound answers RewindUpdate: the turn the agent is back at, the last
+// turn rewound past, how many messages the conversation kept, and the
+// position of the session/rewound event (-1 when the agent already stood
+// at the end of that turn, and nothing was recorded).
+type Rewound struct {
+	Turn int   `json:"turn"`
+	Past int   `json:"past"`
+	Keep int   `json:"keep"`
+	Seq  int64 `json:"seq"`
+}
 
 // RejectSelection is the rejection type of a model switch the worker
 // cannot run. Clients see it as an error matching ErrInvalidOptions.

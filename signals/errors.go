@@ -48,6 +48,19 @@ var (
 	ErrInvalidSpawn = errors.New("spawn is invalid")
 )
 
+// Errors of the rewind update. Nothing is recorded for either.
+var (
+	// ErrInvalidRewind refuses a rewind to a turn the agent never ended
+	// (negative, or not ended yet), while a turn is open, or in a run
+	// whose rules predate rewind.
+	ErrInvalidRewind = errors.New("rewind refused")
+	// ErrRewindLost refuses a rewind to a turn the agent can no longer
+	// rebuild in place: its context was compacted or pruned since, it was
+	// rewound past, or it is older than what the agent keeps. A fork at
+	// that turn's end (read from history) still gets it back.
+	ErrRewindLost = errors.New("turn can no longer be rewound to in place")
+)
+
 // ErrInvalidOptions marks agent options an agent cannot run with.
 var ErrInvalidOptions = errors.New("agent options are invalid")
 
@@ -80,6 +93,8 @@ const (
 	RejectDecision  = "tether.NoSuchDecision"
 	RejectEdit      = "tether.InvalidEdit"
 	RejectScheduled = "tether.TooManyScheduled"
+	RejectRewind    = "tether.InvalidRewind"
+	RejectLost      = "tether.RewindLost"
 	// RejectBusy is the one rejection worth retrying (see ErrBusy).
 	RejectBusy = "tether.Busy"
 )
@@ -97,6 +112,8 @@ var rejections = []struct {
 	{RejectEdit, ErrInvalidEdit},
 	{RejectScheduled, ErrTooManyScheduled},
 	{RejectBusy, ErrBusy},
+	{RejectRewind, ErrInvalidRewind},
+	{RejectLost, ErrRewindLost},
 }
 
 // RejectionType is the rejection type for a validation error.

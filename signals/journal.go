@@ -84,7 +84,7 @@ var journalCodes = map[eventlog.Type]string{
 	eventlog.TypeChildStarted: "cs", eventlog.TypeChildSettled: "cx", eventlog.TypeChildEnded: "ce",
 	eventlog.TypeDecisionRequested: "dq", eventlog.TypeDecisionMade: "dm", eventlog.TypeWaitStarted: "ws",
 	eventlog.TypeToolsListed: "tl", eventlog.TypeMessageScheduled: "is", eventlog.TypeSessionStarted: "sx",
-	eventlog.TypeSessionForked: "sf",
+	eventlog.TypeSessionForked: "sf", eventlog.TypeSessionRewound: "sr",
 }
 
 // journalTypes is journalCodes reversed.

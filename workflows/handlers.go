@@ -56,6 +56,9 @@ func (r *run) register(ctx workflow.Context) error {
 	if err := r.selectModelUpdate(ctx); err != nil {
 		return err
 	}
+	if err := r.rewindUpdate(ctx); err != nil {
+		return err
+	}
 	return r.queries(ctx)
 }
 

@@ -38,6 +38,7 @@ var commands = map[string]command{
 	"spawn":    spawn,
 	"fork":     fork,
 	"diff":     diff,
+	"rewind":   rewind,
 }
 
 // idCommand is a command of one agent ID and no flags of its own.

@@ -82,6 +82,10 @@ commands (COMMAND -h prints one command's usage):
                            --replace-last gives the last user message TEXT, --append sends TEXT
                            as the fork's first followup
   diff A B                 the conversations of A and B side by side from where they differ
+  rewind ID --to-turn K [--by NAME]
+                           bring the idle agent back to the end of turn K (0: its start): the model
+                           sees that turn's conversation from then on; later turns stay in the log,
+                           rewound past; refused while a turn runs, or past a compaction (fork then)
   approve ID CALL [--reason R] [--by NAME] [--args JSON]
                            let a call that waits for approval run; --args runs it with
                            these arguments in place of the model's (checked against the

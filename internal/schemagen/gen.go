@@ -121,12 +121,13 @@ func describe() (*contract, error) {
 	update(c, signals.ApproveUpdate)
 	update(c, signals.DenyUpdate)
 	update(c, signals.AnswerUpdate)
+	update(c, signals.RewindUpdate)
 	query(c, signals.StatusQuery)
 	query(c, signals.LogQuery)
 	query(c, signals.FeedQuery)
 	for _, typ := range []string{signals.RejectInvalid, signals.RejectDuplicate, signals.RejectReused,
 		signals.RejectDisposed, signals.RejectIdle, signals.RejectContinue, signals.RejectDecision, signals.RejectEdit,
-		signals.RejectScheduled, signals.RejectBusy, signals.RejectSelection} {
+		signals.RejectScheduled, signals.RejectBusy, signals.RejectSelection, signals.RejectRewind, signals.RejectLost} {
 		// Only a busy agent's refusal is retryable (workflows.reject).
 		c.names.Rejections[typ] = Rejection{Retryable: typ == signals.RejectBusy}
 	}

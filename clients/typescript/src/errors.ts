@@ -40,6 +40,10 @@ export class BusyError extends TetherRejection {
 }
 /** A model switch the worker cannot run. */
 export class InvalidSelectionError extends TetherRejection {}
+/** A rewind to a turn that has not ended, while a turn is open, or in a run whose rules predate rewind. */
+export class InvalidRewindError extends TetherRejection {}
+/** A rewind to a turn the agent can no longer rebuild in place (compacted, pruned or rewound past since): fork at that turn instead. */
+export class RewindLostError extends TetherRejection {}
 
 type RejectionClass = new (type: string, message: string, retryable: boolean, options?: { cause?: unknown }) => TetherRejection;
 
@@ -56,6 +60,8 @@ export const Rejections: Readonly<Record<string, RejectionClass>> = {
   'tether.TooManyScheduled': TooManyScheduledError,
   'tether.Busy': BusyError,
   'tether.InvalidSelection': InvalidSelectionError,
+  'tether.InvalidRewind': InvalidRewindError,
+  'tether.RewindLost': RewindLostError,
 };
 
 /** An agent with this ID exists or existed: IDs are never reused. */

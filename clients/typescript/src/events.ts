@@ -278,6 +278,23 @@ export const EventShapes: Readonly<Record<string, EventShape>> = {
     },
     "maps": []
   },
+  "session/rewound": {
+    "fields": [
+      "to_turn",
+      "at",
+      "past",
+      "keep",
+      "forget",
+      "by"
+    ],
+    "zero": {
+      "to_turn": 0,
+      "at": 0,
+      "past": 0,
+      "keep": 0
+    },
+    "maps": []
+  },
   "session/started": {
     "fields": [
       "hooks",

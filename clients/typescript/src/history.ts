@@ -37,7 +37,7 @@ const journalTypes: Readonly<Record<string, string>> = {
   mo: 'model/selected', tx: 'turn/canceling', dx: 'agent/disposing', mq: 'maintenance/queued', md: 'maintenance/done',
   rh: 'request/header', rx: 'request/context', cs: 'child/started', cx: 'child/settled', ce: 'child/ended',
   dq: 'decision/requested', dm: 'decision/made', ws: 'wait/started', tl: 'tools/listed', is: 'inbox/scheduled',
-  sx: 'session/started', sf: 'session/forked',
+  sx: 'session/started', sf: 'session/forked', sr: 'session/rewound',
 };
 
 // The events whose journal data is an array of values in this order

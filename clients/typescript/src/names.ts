@@ -29,6 +29,7 @@ export const Updates = {
   approve: 'approve',
   deny: 'deny',
   maintain: 'maintain',
+  rewind: 'rewind',
   selectModel: 'select-model',
   spawn: 'spawn',
   waitIdle: 'wait-idle',

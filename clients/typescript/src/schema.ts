@@ -423,6 +423,18 @@ export interface EventlogSessionForked {
 }
 /**
  * This interface was referenced by `TetherWireContract`'s JSON-Schema
+ * via the `definition` "eventlog.SessionRewound".
+ */
+export interface EventlogSessionRewound {
+  to_turn: number;
+  at: number;
+  past: number;
+  keep: number;
+  forget?: boolean;
+  by?: string;
+}
+/**
+ * This interface was referenced by `TetherWireContract`'s JSON-Schema
  * via the `definition` "eventlog.SessionStarted".
  */
 export interface EventlogSessionStarted {
@@ -736,6 +748,7 @@ export interface SignalsSeed {
   journal?: SignalsJournal;
   turn?: null | SignalsOpenTurn;
   fork?: null | EventlogSessionForked;
+  rewind?: null | SignalsRewindMarks;
 }
 /**
  * This interface was referenced by `TetherWireContract`'s JSON-Schema
@@ -756,6 +769,24 @@ export interface SignalsOpenTurn {
   concluded?: boolean;
   failed?: string;
   last_text?: string;
+}
+/**
+ * This interface was referenced by `TetherWireContract`'s JSON-Schema
+ * via the `definition` "signals.RewindMarks".
+ */
+export interface SignalsRewindMarks {
+  turns?: null | SignalsTurnMark[];
+  floor?: number;
+  lost?: string;
+}
+/**
+ * This interface was referenced by `TetherWireContract`'s JSON-Schema
+ * via the `definition` "signals.TurnMark".
+ */
+export interface SignalsTurnMark {
+  t: number;
+  at: number;
+  n: number;
 }
 /**
  * This interface was referenced by `TetherWireContract`'s JSON-Schema
@@ -914,6 +945,24 @@ export interface SignalsPendingView {
   since: string;
   deadline?: string;
   arguments?: string;
+}
+/**
+ * This interface was referenced by `TetherWireContract`'s JSON-Schema
+ * via the `definition` "signals.Rewind".
+ */
+export interface SignalsRewind {
+  to_turn: number;
+  by?: string;
+}
+/**
+ * This interface was referenced by `TetherWireContract`'s JSON-Schema
+ * via the `definition` "signals.Rewound".
+ */
+export interface SignalsRewound {
+  turn: number;
+  past: number;
+  keep: number;
+  seq: number;
 }
 /**
  * This interface was referenced by `TetherWireContract`'s JSON-Schema
