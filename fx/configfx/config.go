@@ -60,6 +60,8 @@ type Config struct {
 	Workflow workflows.Config
 	Codec    CodecConfig
 	Console  ConsoleConfig
+	// A2A serves agents over the Agent2Agent protocol beside the console.
+	A2A A2AConfig
 	// Blob keeps large payloads outside history.
 	Blob BlobConfig
 	// Caps bound what of a result or reply the model's context takes.
@@ -153,6 +155,7 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 	if err := c.resolveConsole(fs, env); err != nil {
 		return Config{}, err
 	}
+	c.resolveA2A(env)
 	if err := p.checkDemo(fs, c.Demo); err != nil {
 		return Config{}, err
 	}
@@ -250,6 +253,7 @@ func flags(c *Config, env func(string) string) (*flag.FlagSet, *pending) {
 	fs.IntVar(&c.Workflow.MaxRunEvents, "max-run-events", 0, "continue an agent as new once its run has this many history events (0: when Temporal suggests)")
 	fs.StringVar(&p.mcpConfig, "mcp-config", env(EnvMCPConfig), "JSON file of the MCP servers whose tools agents may enable (README: MCP tools)")
 	consoleFlags(fs, env, &c.Console)
+	a2aFlags(fs, env, &c.A2A)
 	p.codec.register(fs, env, &c.Codec)
 	blobFlags(fs, env, &c.Blob)
 	capsFlags(fs, &c.Caps)
@@ -353,6 +357,7 @@ func (c Config) Validate() error {
 	errs = append(errs, c.validateCaps()...)
 	errs = append(errs, c.Telemetry.validate()...)
 	errs = append(errs, c.validateConsole()...)
+	errs = append(errs, c.validateA2A()...)
 	return errors.Join(append(errs, c.Stream.validate()...)...)
 }
 
@@ -385,7 +390,7 @@ func (c Config) DataPath() (string, error) { return filepath.Abs(c.DataDir) }
 // Module supplies the configuration and its parts (parts.go).
 func Module(c Config) fx.Option {
 	return fx.Module("config",
-		fx.Supply(c, c.Provider, c.Tools, c.Workflow, c.Stream, c.MCP, c.Telemetry, c.Console, c.Codec, c.Caps,
+		fx.Supply(c, c.Provider, c.Tools, c.Workflow, c.Stream, c.MCP, c.Telemetry, c.Console, c.A2A, c.Codec, c.Caps,
 			c.Queue(), c.DevPart(), c.DemoPart(), c.Tuning()),
 	)
 }

@@ -10,6 +10,7 @@ import (
 	"go.uber.org/fx"
 	"go.uber.org/fx/fxevent"
 
+	"github.com/tetherdev/tether/fx/a2afx"
 	"github.com/tetherdev/tether/fx/codecfx"
 	"github.com/tetherdev/tether/fx/configfx"
 	"github.com/tetherdev/tether/fx/consolefx"
@@ -61,6 +62,9 @@ func Worker(cfg configfx.Config, logs io.Writer) fx.Option {
 	}
 	if cfg.Console.Addr != "" {
 		opts = append(opts, consolefx.Module)
+	}
+	if cfg.A2A.Addr != "" {
+		opts = append(opts, a2afx.Module)
 	}
 	return fx.Options(opts...)
 }

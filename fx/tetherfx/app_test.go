@@ -44,6 +44,7 @@ func TestWorkerAppValidatesInEveryMode(t *testing.T) {
 		"mcp servers":       {args: []string{"--mcp-config", mcpConfig(t)}},
 		"dev console operator": {args: []string{"--dev", "--data-dir", t.TempDir(), "--console-addr", "127.0.0.1:0"},
 			env: map[string]string{configfx.EnvConsoleToken: "an-operator-token-of-some-length"}},
+		"dev a2a": {args: []string{"--dev", "--data-dir", t.TempDir(), "--a2a-addr", "127.0.0.1:0"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -18,9 +18,21 @@
 // "deny: REASON"; naming a working task it steers the running turn.
 // tasks/cancel is Tether's cancel of the running turn (the inbox is kept).
 // Streams follow the agent's log (agent.Handle.Follow) and send a status
-// update per state change, final once the task settles or waits for input.
-// Token-by-token output and push notifications are not served (the card
-// says pushNotifications false).
+// update per state change, final once the task settles or waits for input;
+// from the task's turn on they also follow the agent's live token feed
+// (agent.Handle.Tokens, never history) and send the model's text as
+// updates of the "answer" artifact (metadata tether.live), the settled
+// answer last (lastChunk) replacing it. Each stream's first artifact
+// update replaces rather than appends, so tasks/resubscribe after a
+// dropped connection ends with the same artifact and final status, once;
+// a settled task resubscribed is the task alone. SSE Last-Event-ID is not
+// served: the SDK's transport draws every event ID at random. Push
+// notifications are not served (the card says pushNotifications false).
+//
+// Profiles come from Options or a JSON file (LoadProfiles), each checked
+// as signals.ValidateOptions checks an agent's options; `starter a2a` and
+// `worker --dev --a2a-addr` (fx/a2afx) serve them, over TLS with a key
+// pair, and the cards name the https URL.
 //
 // When a token is set, every JSON-RPC call needs it as a bearer token and
 // the cards say so; the cards themselves are public. The package is

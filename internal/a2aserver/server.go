@@ -66,8 +66,8 @@ func New(o Options) (http.Handler, error) {
 	mux := http.NewServeMux()
 	seen := map[string]bool{}
 	for i, p := range o.Profiles {
-		if p.Name == "" || strings.ContainsAny(p.Name, "/?#") {
-			return nil, fmt.Errorf("a2aserver: profile name %q: want a non-empty name without / ? #", p.Name)
+		if err := checkProfileName(p.Name); err != nil {
+			return nil, fmt.Errorf("a2aserver: profile %d: %w", i, err)
 		}
 		if seen[p.Name] {
 			return nil, fmt.Errorf("a2aserver: profile %q is named twice", p.Name)
@@ -162,6 +162,7 @@ func parseTaskID(t a2a.TaskID) (string, eventlog.MessageID, error) {
 // snapshot is a task as the log last read says, and where to follow on.
 type snapshot struct {
 	task *a2a.Task
+	view turnView
 	next int64
 }
 
@@ -189,7 +190,7 @@ func (h *handler) read(ctx context.Context, hd *agent.Handle, msg eventlog.Messa
 			inTurn = st.InTurn
 		}
 	}
-	return snapshot{task: toTask(hd.ID, msg, v, inTurn), next: next}, nil
+	return snapshot{task: toTask(hd.ID, msg, v, inTurn), view: v, next: next}, nil
 }
 
 func toTask(id string, msg eventlog.MessageID, v turnView, inTurn bool) *a2a.Task {
@@ -232,7 +233,7 @@ func toTask(id string, msg eventlog.MessageID, v turnView, inTurn bool) *a2a.Tas
 		t.Metadata = map[string]any{"tether.turn": v.turn}
 	}
 	if v.answer != "" && state == a2a.TaskStateCompleted {
-		t.Artifacts = []*a2a.Artifact{{ID: a2a.ArtifactID(string(msg) + "-answer"), Name: "answer", Parts: a2a.ContentParts{a2a.TextPart{Text: v.answer}}}}
+		t.Artifacts = []*a2a.Artifact{{ID: answerID(msg), Name: "answer", Parts: a2a.ContentParts{a2a.TextPart{Text: v.answer}}}}
 	}
 	return t
 }
@@ -512,39 +513,6 @@ func (h *handler) OnResubscribeToTask(ctx context.Context, p *a2a.TaskIDParams) 
 			return
 		}
 		h.stream(ctx, hd, msg, yield)
-	}
-}
-
-// stream sends the task, then a status update per change (the answer's
-// artifact before the completed one), the last one final.
-func (h *handler) stream(ctx context.Context, hd *agent.Handle, msg eventlog.MessageID, yield func(a2a.Event, error) bool) {
-	snap, err := h.read(ctx, hd, msg)
-	if err != nil {
-		yield(nil, err)
-		return
-	}
-	first := true
-	for s, err := range h.follow(ctx, hd, msg, snap) {
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		t := s.task
-		if first {
-			first = false
-			if !yield(t, nil) {
-				return
-			}
-			continue
-		}
-		for _, a := range t.Artifacts {
-			if !yield(&a2a.TaskArtifactUpdateEvent{TaskID: t.ID, ContextID: t.ContextID, Artifact: a, LastChunk: true}, nil) {
-				return
-			}
-		}
-		if !yield(&a2a.TaskStatusUpdateEvent{TaskID: t.ID, ContextID: t.ContextID, Status: t.Status, Final: settled(t), Metadata: t.Metadata}, nil) {
-			return
-		}
 	}
 }
 

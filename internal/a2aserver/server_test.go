@@ -47,6 +47,16 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
+	return newFixtureWith(t, []Profile{
+		{Name: "assistant", Description: "answers with a calculator and a person to ask", Options: signals.AgentOptions{Tools: []string{"calculate", "ask_human"}}},
+		{Name: "plain", Options: signals.AgentOptions{Tools: []string{}}},
+		{Name: "careful", Options: signals.AgentOptions{Tools: []string{"calculate"}, Approval: &signals.ApprovalPolicy{Tools: []string{"calculate"}}}},
+	})
+}
+
+// newFixtureWith serves profiles.
+func newFixtureWith(t *testing.T, profiles []Profile) *fixture {
+	t.Helper()
 	ts := testserver.New(t)
 	c := ts.GetDefaultClient()
 	attrs := map[string]enumspb.IndexedValueType{}
@@ -63,7 +73,9 @@ func newFixture(t *testing.T) *fixture {
 	hubSrv := httptest.NewServer(hub.Handler())
 	t.Cleanup(func() { hub.Close(); hubSrv.Close() })
 	reader := activities.NewLogReader(activities.WorkflowLog{Client: c}, 0)
-	providers := map[string]activities.Provider{scripted.Name: scripted.Provider{}}
+	// The model streams word by word, a few milliseconds apart, so a
+	// stream can be seen live and dropped mid-answer.
+	providers := map[string]activities.Provider{scripted.Name: scripted.Provider{WordDelay: 15 * time.Millisecond}}
 	model := &activities.Model{
 		Streams:   activities.HubStreams{Hub: hub, BaseURL: hubSrv.URL},
 		Providers: providers, DefaultProvider: scripted.Name, Tools: reg, Log: reader, HeartbeatEvery: time.Second,
@@ -90,12 +102,7 @@ func newFixture(t *testing.T) *fixture {
 		return ""
 	}
 	h, err := New(Options{
-		Agents: agents, BaseURL: srv.URL, Token: token, Describe: describe,
-		Profiles: []Profile{
-			{Name: "assistant", Description: "answers with a calculator and a person to ask", Options: signals.AgentOptions{Tools: []string{"calculate", "ask_human"}}},
-			{Name: "plain", Options: signals.AgentOptions{Tools: []string{}}},
-			{Name: "careful", Options: signals.AgentOptions{Tools: []string{"calculate"}, Approval: &signals.ApprovalPolicy{Tools: []string{"calculate"}}}},
-		},
+		Agents: agents, BaseURL: srv.URL, Token: token, Describe: describe, Profiles: profiles,
 	})
 	require.NoError(t, err)
 	srv.Config.Handler = h

@@ -23,6 +23,10 @@ type turnView struct {
 	// about (ask_human's question).
 	question string
 	args     map[string]string
+	// lastStep is the turn's latest model call (its turn and step): the
+	// call whose live tokens a stream waits to see end before the final
+	// artifact.
+	lastStep [2]int
 }
 
 // foldTurn reads log for message id.
@@ -70,6 +74,10 @@ func foldTurn(log []eventlog.Envelope, id eventlog.MessageID) (turnView, error) 
 					v.turn = e.Turn
 					root[e.Turn] = e.Turn
 				}
+			}
+		case eventlog.StepStart:
+			if mine {
+				v.lastStep = [2]int{e.Turn, e.Step}
 			}
 		case eventlog.TurnEnd:
 			if mine && e.Reason == eventlog.EndFailed {

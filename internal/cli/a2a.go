@@ -2,10 +2,13 @@ package cli
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
+	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/tetherdev/tether/activities/tools"
@@ -16,13 +19,18 @@ import (
 )
 
 // serveA2A serves the configured Temporal server's agents over the
-// Agent2Agent protocol until ctx ends (Ctrl-C): one profile, the agent a
-// new context starts, from the flags. The bearer token comes from the
+// Agent2Agent protocol until ctx ends (Ctrl-C): the profiles of a file
+// (--profiles), or one from the flags. The bearer token comes from the
 // environment only, never from a flag, which would show it in the process
-// list.
+// list. Beyond loopback it needs the token and TLS.
 func serveA2A(_ Starter, args []string) (action, error) {
 	fs := flag.NewFlagSet("a2a", flag.ContinueOnError)
-	addr := fs.String("addr", a2aserver.DefaultAddr, "")
+	var c a2aServe
+	fs.StringVar(&c.addr, "addr", a2aserver.DefaultAddr, "")
+	fs.StringVar(&c.url, "url", "", "")
+	fs.StringVar(&c.cert, "tls-cert", "", "")
+	fs.StringVar(&c.key, "tls-key", "", "")
+	profiles := fs.String("profiles", "", "")
 	name := fs.String("name", "tether", "")
 	description := fs.String("description", "", "")
 	var o signals.AgentOptions
@@ -35,10 +43,31 @@ func serveA2A(_ Starter, args []string) (action, error) {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("%w: a2a takes flags only: [--addr HOST:PORT] [--name N] [--description D] [--tools a,b] [--approve a,b] [--system T] [--provider P] [--model M]", ErrUsage)
+		return nil, fmt.Errorf("%w: a2a takes flags only: [--addr HOST:PORT] [--url URL] [--tls-cert F --tls-key F] [--profiles FILE | --name N] [--description D] [--tools a,b] [--approve a,b] [--system T] [--provider P] [--model M]", ErrUsage)
 	}
-	if !httpserve.Loopback(*addr) {
-		return nil, fmt.Errorf("%w: a2a --addr %s: the A2A server serves loopback only for now (plain HTTP would show the token on the network); put a TLS proxy in front of 127.0.0.1", ErrUsage, *addr)
+	if (c.cert == "") != (c.key == "") {
+		return nil, fmt.Errorf("%w: a2a --tls-cert and --tls-key go together", ErrUsage)
+	}
+	if !httpserve.Loopback(c.addr) && c.cert == "" {
+		return nil, fmt.Errorf("%w: a2a --addr %s is beyond loopback: serve TLS (--tls-cert, --tls-key, or %s/%s) with %s set; plain HTTP would show the token on the network", ErrUsage, c.addr, envA2ATLSCert, envA2ATLSKey, a2aserver.EnvToken)
+	}
+	if *profiles != "" {
+		var flagged []string
+		fs.Visit(func(f *flag.Flag) {
+			switch f.Name {
+			case "name", "description", "provider", "model", "system", "tools", "approve":
+				flagged = append(flagged, "--"+f.Name)
+			}
+		})
+		if len(flagged) > 0 {
+			return nil, fmt.Errorf("%w: a2a --profiles FILE names every profile; %s belong in the file", ErrUsage, strings.Join(flagged, ", "))
+		}
+		ps, err := a2aserver.LoadProfiles(*profiles)
+		if err != nil {
+			return nil, fmt.Errorf("%w: a2a: %v", ErrUsage, err)
+		}
+		c.profiles = ps
+		return c.run, nil
 	}
 	o.Tools = signals.ToolList(*toolList)
 	if approved := signals.ToolList(*approve); len(approved) > 0 {
@@ -47,8 +76,20 @@ func serveA2A(_ Starter, args []string) (action, error) {
 	if err := signals.ValidateOptions(o, nil, nil); err != nil {
 		return nil, fmt.Errorf("%w: a2a: %v", ErrUsage, err)
 	}
-	p := a2aserver.Profile{Name: *name, Description: *description, Options: o}
-	return func(ctx context.Context, e env) error { return runA2A(ctx, e, *addr, p) }, nil
+	c.profiles = []a2aserver.Profile{{Name: *name, Description: *description, Options: o}}
+	return c.run, nil
+}
+
+// The A2A server's key pair when --tls-cert and --tls-key are not given.
+const (
+	envA2ATLSCert = "TETHER_A2A_TLS_CERT"
+	envA2ATLSKey  = "TETHER_A2A_TLS_KEY"
+)
+
+// a2aServe is what `starter a2a` serves, and where.
+type a2aServe struct {
+	addr, url, cert, key string
+	profiles             []a2aserver.Profile
 }
 
 // builtinDescriptions describes the tools every worker has, for the card's
@@ -66,18 +107,34 @@ func builtinDescriptions() func(string) string {
 	}
 }
 
-func runA2A(ctx context.Context, e env, addr string, p a2aserver.Profile) error {
+func (c a2aServe) run(ctx context.Context, e env) error {
 	var token string
 	if e.s.Env != nil {
 		token = e.s.Env(a2aserver.EnvToken)
+		if c.cert == "" && c.key == "" {
+			c.cert, c.key = e.s.Env(envA2ATLSCert), e.s.Env(envA2ATLSKey)
+		}
 	}
-	ln, err := httpserve.Listen(addr, "the A2A server", "--addr")
+	if !httpserve.Loopback(c.addr) && strings.TrimSpace(token) == "" {
+		return fmt.Errorf("%w: a2a --addr %s is beyond loopback: set %s, which every call must then carry", ErrUsage, c.addr, a2aserver.EnvToken)
+	}
+	var tlsConfig *tls.Config
+	if c.cert != "" {
+		var err error
+		if tlsConfig, err = a2aserver.LoadTLS(c.cert, c.key); err != nil {
+			return fmt.Errorf("%w: a2a: %v", ErrUsage, err)
+		}
+	}
+	ln, err := httpserve.Listen(c.addr, "the A2A server", "--addr")
 	if err != nil {
 		return err
 	}
-	base := "http://" + ln.Addr().String()
+	base := c.url
+	if base == "" {
+		base = a2aserver.BaseURL(ln.Addr().String(), tlsConfig != nil)
+	}
 	h, err := a2aserver.New(a2aserver.Options{
-		Agents: e.agents, Profiles: []a2aserver.Profile{p}, BaseURL: base, Token: token, Describe: builtinDescriptions(),
+		Agents: e.agents, Profiles: c.profiles, BaseURL: base, Token: token, Describe: builtinDescriptions(),
 	})
 	if err != nil {
 		ln.Close()
@@ -92,15 +149,29 @@ func runA2A(ctx context.Context, e env, addr string, p a2aserver.Profile) error 
 	if token != "" {
 		mode = "every call needs the bearer token in " + a2aserver.EnvToken
 	}
-	e.printf("Tether A2A server on %s/ (card %s%s; %s)\n", base, base, "/.well-known/agent-card.json", mode)
-	srv := &http.Server{Handler: guarded, ReadHeaderTimeout: httpserve.ReadHeaderTimeout}
+	names := make([]string, len(c.profiles))
+	for i, p := range c.profiles {
+		names[i] = p.Name
+	}
+	e.printf("Tether A2A server on %s/ (card %s%s; profiles %s; %s)\n", base, base, "/.well-known/agent-card.json", strings.Join(names, ", "), mode)
+	streams, stopStreams := context.WithCancel(context.Background())
+	defer stopStreams()
+	srv := &http.Server{Handler: guarded, ReadHeaderTimeout: httpserve.ReadHeaderTimeout, TLSConfig: tlsConfig,
+		BaseContext: func(net.Listener) context.Context { return streams }}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() {
+		if tlsConfig != nil {
+			errc <- srv.ServeTLS(ln, "", "")
+			return
+		}
+		errc <- srv.Serve(ln)
+	}()
 	select {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
 	}
+	stopStreams() // open streams end, so the shutdown does not wait on them
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {

@@ -95,11 +95,13 @@ commands (COMMAND -h prints one command's usage):
   console [--addr HOST:PORT] [--temporal-ui URL]
                            serve the web console (default 127.0.0.1:8280) until interrupted;
                            read-only unless TETHER_CONSOLE_TOKEN is set
-  a2a [--addr HOST:PORT] [--name N] [--description D] [--tools a,b] [--approve a,b] [--system T]
-      [--provider P] [--model M]
-                           serve the agents over the Agent2Agent protocol (default 127.0.0.1:8290,
-                           loopback only) until interrupted: a context is an agent, a new one starts
-                           with these options; every call needs TETHER_A2A_TOKEN when it is set
+  a2a [--addr HOST:PORT] [--url URL] [--tls-cert F --tls-key F] [--profiles FILE]
+      [--name N] [--description D] [--tools a,b] [--approve a,b] [--system T] [--provider P] [--model M]
+                           serve the agents over the Agent2Agent protocol (default 127.0.0.1:8290)
+                           until interrupted: a context is an agent, a new one starts with a
+                           profile's options (a card each, from --profiles or these flags); every
+                           call needs TETHER_A2A_TOKEN when it is set; beyond loopback it needs
+                           the token and TLS (or TETHER_A2A_TLS_CERT/TETHER_A2A_TLS_KEY)
   blobs gc [--grace D] [--dry-run]
                            delete the blobs of the worker's store (TETHER_BLOB_DIR or
                            TETHER_BLOB_STORE) that no workflow of the namespace references,
