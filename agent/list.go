@@ -45,6 +45,12 @@ type ListOptions struct {
 	// Ended matches only agents that have ended (their last run only).
 	Ended bool
 	Limit int // at most this many; 0 means DefaultListLimit
+	// Build matches only agents whose current run this build drives
+	// (Summary.Build); it implies WithBuild.
+	Build string
+	// WithBuild fills Summary.Build, Deployment and Versioning, at one
+	// DescribeWorkflowExecution an agent (visibility lists no build).
+	WithBuild bool
 }
 
 // Summary is one agent as Temporal's visibility store sees it: eventually
@@ -66,6 +72,15 @@ type Summary struct {
 	// when its earliest wait ends.
 	Waiting   string
 	WaitUntil time.Time
+	// Build is the build ID of the worker build that drives the current
+	// run, filled when ListOptions.WithBuild or Build asks (see builds.go):
+	// the deployment version a versioned run is on, else the build that
+	// completed its last workflow task; "" before any did.
+	Build string
+	// Deployment is the Worker Deployment of a versioned run, and
+	// Versioning how it is versioned (pinned, auto-upgrade); both "" for
+	// an unversioned one.
+	Deployment, Versioning string
 }
 
 // Query is the visibility query for o. Values are quoted as the query
@@ -115,6 +130,9 @@ func (o ListOptions) Query() (string, error) {
 	if o.Prefix != "" {
 		terms = append(terms, "WorkflowId STARTS_WITH "+quote(o.Prefix))
 	}
+	if o.Build != "" {
+		terms = append(terms, buildTerm(o.Build))
+	}
 	return strings.Join(terms, " AND "), nil
 }
 
@@ -133,7 +151,7 @@ func (o ListOptions) check() error {
 	case !slices.Contains([]string{"", "=", "<", "<=", ">", ">="}, o.TurnOp):
 		return fmt.Errorf("%w: turn comparison %q: want =, <, <=, > or >=", ErrBadFilter, o.TurnOp)
 	}
-	return nil
+	return checkBuild(o.Build)
 }
 
 // quote makes s a string literal of Temporal's visibility query language,
@@ -162,9 +180,11 @@ func (r *Client) List(ctx context.Context, o ListOptions) ([]Summary, bool, erro
 		if err != nil {
 			return nil, false, fmt.Errorf("list agents: %w", err)
 		}
+		page := make([]Summary, 0, len(resp.GetExecutions()))
 		for _, ex := range resp.GetExecutions() {
-			out = append(out, summary(ex))
+			page = append(page, summary(ex))
 		}
+		out = append(out, r.builds(ctx, o, page)...)
 		if token = resp.GetNextPageToken(); len(token) == 0 || len(out) > limit {
 			more := len(out) > limit
 			out = out[:min(len(out), limit)]
@@ -177,7 +197,8 @@ func (r *Client) List(ctx context.Context, o ListOptions) ([]Summary, bool, erro
 // ListPage returns one page of the agents o matches, at most size
 // (DefaultListLimit when 0; o.Limit is not read), from the page token of
 // the page before it (nil: the first), and the next page's token (nil
-// after the last page). A token is only good for the same options.
+// after the last page). With o.Build a page may hold fewer (even none)
+// while a next page follows. A token is only good for the same options.
 func (r *Client) ListPage(ctx context.Context, o ListOptions, size int, token []byte) ([]Summary, []byte, error) {
 	query, err := o.Query()
 	if err != nil {
@@ -196,11 +217,22 @@ func (r *Client) ListPage(ctx context.Context, o ListOptions, size int, token []
 	for _, ex := range resp.GetExecutions() {
 		out = append(out, summary(ex))
 	}
+	out = r.builds(ctx, o, out)
 	r.markStarting(ctx, out)
 	return out, resp.GetNextPageToken(), nil
 }
 
-// Count counts the agents o matches (o.Limit is not read).
+// builds fills the page's builds when o asks, and keeps o.Build's.
+func (r *Client) builds(ctx context.Context, o ListOptions, page []Summary) []Summary {
+	if !o.WithBuild && o.Build == "" {
+		return page
+	}
+	r.withBuilds(ctx, page)
+	return keepBuild(page, o.Build)
+}
+
+// Count counts the agents o matches (o.Limit is not read; with o.Build,
+// the agents a build has completed a workflow task of, on it or not).
 func (r *Client) Count(ctx context.Context, o ListOptions) (int64, error) {
 	query, err := o.Query()
 	if err != nil {

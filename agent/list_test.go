@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -65,4 +66,29 @@ func TestListQueryRejectsParentWithParents(t *testing.T) {
 	require.ErrorIs(t, err, ErrBadFilter)
 	_, err = ListOptions{Parent: "p1", Roots: true}.Query()
 	require.ErrorIs(t, err, ErrBadFilter)
+}
+
+// A build filter narrows the query to the runs the build completed a task
+// of (the server's BuildIds, unversioned or versioned), quoted like every
+// value; a value no build ID can be is refused before any query.
+func TestListQueryNarrowsToABuildAndRefusesOneNoBuildCanHave(t *testing.T) {
+	got, err := ListOptions{Build: "1a2b3c4d5e6f"}.Query()
+	require.NoError(t, err)
+	require.Equal(t, "WorkflowType = 'tether.Agent' AND ExecutionStatus = 'Running' AND "+
+		"BuildIds IN ('unversioned:1a2b3c4d5e6f', 'versioned:1a2b3c4d5e6f')", got)
+	got, err = ListOptions{Build: `x'\`}.Query()
+	require.NoError(t, err)
+	require.Contains(t, got, `BuildIds IN ('unversioned:x\'\\', 'versioned:x\'\\')`)
+	for _, bad := range []string{"a b", "tab\there", "line\n", "\x00", string(make([]byte, 256))} {
+		_, err := ListOptions{Build: bad}.Query()
+		require.ErrorIs(t, err, ErrBadFilter, "%q", bad)
+	}
+}
+
+// A build filter keeps only that build's agents of a page.
+func TestKeepBuildKeepsOnlyTheBuildsAgents(t *testing.T) {
+	all := []Summary{{ID: "a", Build: "x"}, {ID: "b", Build: "y"}, {ID: "c"}, {ID: "d", Build: "x"}}
+	require.Equal(t, all, keepBuild(slices.Clone(all), ""))
+	require.Equal(t, []Summary{{ID: "a", Build: "x"}, {ID: "d", Build: "x"}}, keepBuild(slices.Clone(all), "x"))
+	require.Empty(t, keepBuild(slices.Clone(all), "z"))
 }

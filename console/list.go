@@ -29,6 +29,9 @@ type Row struct {
 	Closed    time.Time
 	Waiting   string    // approval, answer or wait
 	WaitUntil time.Time // when its earliest wait ends
+	// Build is the worker build that drives its current run (agent.Summary's
+	// Build, under its deployment when versioned); "" before any did.
+	Build string
 }
 
 // Count is the number of agents with one status under the other filters.
@@ -83,6 +86,7 @@ func (s *Server) page(ctx context.Context, v *listView) error {
 	if err != nil {
 		return err
 	}
+	o.WithBuild = true // one describe an agent of the page
 	agents, next, err := s.agents.ListPage(ctx, o, PageSize, token)
 	if err != nil {
 		return err
@@ -124,7 +128,17 @@ func (s *Server) counts(ctx context.Context, f Filter) ([]Count, error) {
 // (agent.Summary), its model as views show it (agent.ModelShown).
 func rowOf(a agent.Summary) Row {
 	return Row{ID: a.ID, RunID: a.RunID, Status: a.Status, Model: agent.ModelShown(a.Model), Parent: a.Parent,
-		Turn: int64(a.Turn), Started: a.Started, Closed: a.Closed, Waiting: a.Waiting, WaitUntil: a.WaitUntil}
+		Turn: int64(a.Turn), Started: a.Started, Closed: a.Closed, Waiting: a.Waiting, WaitUntil: a.WaitUntil,
+		Build: buildOf(a)}
+}
+
+// buildOf is a summary's build as the list shows it: deployment:build for a
+// versioned run, as Temporal writes a version.
+func buildOf(a agent.Summary) string {
+	if a.Deployment != "" && a.Build != "" {
+		return a.Deployment + ":" + a.Build
+	}
+	return a.Build
 }
 
 // WaitingChoices are the waiting filter's values for the form.

@@ -103,3 +103,20 @@ func TestListRefusesAFilterItCannotQuery(t *testing.T) {
 		require.Contains(t, r.Body, `id="list-error"`, path)
 	}
 }
+
+// Each row shows the build that drives the agent: the build ID the server
+// recorded for the worker that completed its last workflow task (here the
+// SDK's default, the binary's checksum).
+func TestListShowsTheBuildThatDrivesEachAgent(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	ctx := ctxT(t, time.Minute)
+	h := e.idle(ctx, "built", "/say hi", signals.AgentOptions{Provider: "scripted"})
+	d, err := e.c.DescribeWorkflowExecution(ctx, h.ID, "")
+	require.NoError(t, err)
+	//lint:ignore SA1019 where the server keeps an unversioned worker's build
+	build := d.GetWorkflowExecutionInfo().GetMostRecentWorkerVersionStamp().GetBuildId()
+	require.NotEmpty(t, build)
+	r := e.listed(t, ctx, "/agents", "built")
+	require.Contains(t, r.Body, "<th>Build</th>")
+	require.Contains(t, r.Body, `<td class="build">`+build+`</td>`)
+}

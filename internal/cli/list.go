@@ -21,9 +21,12 @@ import (
 // list prints the agents Temporal's visibility store finds, filtered by
 // Tether's search attributes, as a table, newest first.
 func list(_ Starter, args []string) (action, error) {
-	o, err := parseList(args)
+	o, counts, err := parseList(args)
 	if err != nil {
 		return nil, err
+	}
+	if counts {
+		return countBuilds(o), nil
 	}
 	return func(ctx context.Context, e env) error {
 		agents, more, err := e.agents.List(ctx, o)
@@ -35,7 +38,7 @@ func list(_ Starter, args []string) (action, error) {
 		}
 		// The store returns open agents before closed ones (--all).
 		slices.SortStableFunc(agents, func(a, b agent.Summary) int { return b.Started.Compare(a.Started) })
-		if err := printAgents(e.s.Out, agents); err != nil {
+		if err := printAgents(e.s.Out, agents, o.WithBuild); err != nil {
 			return err
 		}
 		noteStarting(e, agents)
@@ -50,9 +53,12 @@ func list(_ Starter, args []string) (action, error) {
 // console's parent filter reads it.
 const RootParent = "-"
 
+// BuildAny is ls --build's value that shows every agent's build.
+const BuildAny = "any"
+
 // parseList reads ls's flags; --turn -1 (the default) matches any turn.
-func parseList(args []string) (agent.ListOptions, error) {
-	var o agent.ListOptions
+// counts is --builds: the agents counted by build instead of listed.
+func parseList(args []string) (o agent.ListOptions, counts bool, err error) {
 	fs := flag.NewFlagSet("ls", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	status := fs.String("status", "", "")
@@ -62,19 +68,30 @@ func parseList(args []string) (agent.ListOptions, error) {
 	turn := fs.Int("turn", -1, "")
 	fs.IntVar(&o.Limit, "limit", agent.DefaultListLimit, "")
 	fs.BoolVar(&o.Closed, "all", false, "")
+	fs.StringVar(&o.Build, "build", "", "")
+	fs.BoolVar(&counts, "builds", false, "")
 	if err := parseFlags(fs, args); err != nil {
-		return o, err
+		return o, false, err
+	}
+	if o.Build != "" {
+		o.WithBuild = true
+	}
+	if o.Build == BuildAny {
+		o.Build = ""
 	}
 	o.Status = eventlog.Status(*status)
 	switch {
 	case fs.NArg() > 0:
-		return o, fmt.Errorf("%w: ls takes flags only, not %q", ErrUsage, fs.Args())
+		return o, false, fmt.Errorf("%w: ls takes flags only, not %q", ErrUsage, fs.Args())
 	case o.Limit < 1:
-		return o, fmt.Errorf("%w: ls: --limit must be at least 1", ErrUsage)
+		return o, false, fmt.Errorf("%w: ls: --limit must be at least 1", ErrUsage)
 	case o.Status != "" && o.Status != eventlog.StatusIdle && o.Status != eventlog.StatusRunning:
-		return o, fmt.Errorf("%w: ls: --status %q: want idle or running", ErrUsage, o.Status)
+		return o, false, fmt.Errorf("%w: ls: --status %q: want idle or running", ErrUsage, o.Status)
 	case o.Waiting != "" && !slices.Contains(console.WaitingChoices, o.Waiting):
-		return o, fmt.Errorf("%w: ls: --waiting %q: want %s", ErrUsage, o.Waiting, strings.Join(console.WaitingChoices, ", "))
+		return o, false, fmt.Errorf("%w: ls: --waiting %q: want %s", ErrUsage, o.Waiting, strings.Join(console.WaitingChoices, ", "))
+	}
+	if _, err := o.Query(); err != nil { // a build ID no build can have
+		return o, false, fmt.Errorf("%w: ls: --build: %v", ErrUsage, errors.Unwrap(err))
 	}
 	if o.Parent == RootParent {
 		o.Parent, o.Roots = "", true
@@ -82,17 +99,25 @@ func parseList(args []string) (agent.ListOptions, error) {
 	if *turn >= 0 {
 		o.Turn = turn
 	}
-	return o, nil
+	return o, counts, nil
 }
 
 // printAgents writes the table: ID, status, model, turn, parent, what it
-// waits for, start time.
-func printAgents(w io.Writer, agents []agent.Summary) error {
+// waits for, start time, and with builds the build that drives it.
+func printAgents(w io.Writer, agents []agent.Summary, builds bool) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTATUS\tMODEL\tTURN\tPARENT\tWAITING\tSTARTED")
+	head := "ID\tSTATUS\tMODEL\tTURN\tPARENT\tWAITING\tSTARTED"
+	if builds {
+		head += "\tBUILD"
+	}
+	fmt.Fprintln(tw, head)
 	for _, a := range agents {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, dash(a.Status), dash(agent.ModelShown(a.Model)), strconv.Itoa(a.Turn), dash(a.Parent),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s", a.ID, dash(a.Status), dash(agent.ModelShown(a.Model)), strconv.Itoa(a.Turn), dash(a.Parent),
 			dash(a.Waiting), a.Started.UTC().Format(time.RFC3339))
+		if builds {
+			fmt.Fprintf(tw, "\t%s", dash(buildShown(a.Deployment, a.Build, a.Versioning)))
+		}
+		fmt.Fprintln(tw)
 	}
 	return tw.Flush()
 }

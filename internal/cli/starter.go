@@ -70,9 +70,11 @@ commands (COMMAND -h prints one command's usage):
   compact ID               compact the agent's context while it is idle; prints its size before → after
   dispose ID [--cause C]   end the agent
   ls [--status idle|running] [--model PROVIDER/MODEL] [--parent ID|-] [--turn N]
-     [--waiting approval|answer|wait] [--limit N] [--all]
+     [--waiting approval|answer|wait] [--limit N] [--all] [--build ID|any] [--builds]
                            list agents, newest first (--all: closed ones too; --parent -: agents
-                           without a parent; past --limit the server keeps open ones first)
+                           without a parent; past --limit the server keeps open ones first);
+                           --build adds the build that drives each and keeps ID's (any: all);
+                           --builds counts the agents by build instead (current: where new work goes)
   tree ID                  the agent and every agent under it: status, turn, model, usage
   spawn [--system T] [--profile P] [--model M] [--tools a,b] [--budget SHARE] ID TASK
                            start a detached child of agent ID; its answers reach ID's inbox
