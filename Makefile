@@ -13,10 +13,10 @@ SUMTYPE       = github.com/alecthomas/go-check-sumtype/cmd/go-check-sumtype@v0.4
 # Packages holding the loop's logic run under the race detector; the
 # server-backed packages link the embedded Temporal server once each.
 RACE_PKGS   = ./codec/... ./eventlog/... ./signals/... ./loop/... ./workflows/... ./hook/... ./activities/... ./agent/... ./projection/... ./internal/cli/... ./bench/workload/... ./telemetry/... \
-	./internal/startup/... ./internal/httpserve/... ./internal/ratelog/... ./internal/forwarded/... ./internal/login/... ./internal/schemagen/... ./internal/text/... ./blobstore/... ./api/...
+	./internal/startup/... ./internal/httpserve/... ./internal/ratelog/... ./internal/forwarded/... ./internal/login/... ./internal/schemagen/... ./internal/text/... ./internal/release/... ./blobstore/... ./api/...
 SERVER_PKGS = . ./examples/... ./e2e/... ./bench ./internal/devserver/... ./internal/a2aserver/... ./internal/deps/... ./internal/cluster/... ./fx/... ./cmd/... ./console/... ./chaos/... ./clients/typescript
 
-.PHONY: test check api-check api-baseline unit server demo bench bench-long fuzz chaos cluster
+.PHONY: test check api-check api-baseline replay-release unit server demo bench bench-long fuzz chaos cluster
 
 test: check unit server
 
@@ -43,6 +43,13 @@ api-check:
 api-baseline:
 	@test -n "$(VERSION)" || { echo "usage: make api-baseline VERSION=v0.1.0"; exit 2; }
 	GO=$(GO) api/apicheck baseline $(VERSION)
+
+# The last release's replay corpus (workflows/testdata/histories at the
+# commit of the newest api/v*/ baseline, or its tag; read from git, so it
+# needs the history, not a shallow clone) replayed by HEAD's workflow. make
+# test runs it too, in the workflows package.
+replay-release:
+	$(GO) test -count=1 -run 'TestTheLastReleasesHistoriesReplayToTheLogTheyJournaled' ./workflows/
 
 unit:
 	$(GO) test -race -count=1 $(RACE_PKGS)

@@ -29,34 +29,38 @@ func TestRecordedHistoriesReplayToTheLogTheyJournaled(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "histories", "*.json"))
 	require.NoError(t, err)
 	require.NotEmpty(t, files, "the replay corpus is missing")
-	hooks, enabled := hook.Defaults() // what every worker runs
 	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			var replayed *loop.Loop
-			published := &publishedLog{}
-			agent := Agent{Config: Config{Hooks: hooks, DefaultHooks: enabled, Snapshots: published},
-				observe: func(l *loop.Loop) { replayed = l }}
-			r := worker.NewWorkflowReplayer()
-			r.RegisterWorkflowWithOptions(agent.Run, workflow.RegisterOptions{Name: signals.AgentWorkflow})
-			hist := readHistory(t, f)
-			journaled, err := projection.FromHistory(hist.GetEvents())
-			require.NoError(t, err)
-			exec := workflow.Execution{ID: agentID(journaled), RunID: "replayed"}
-			require.NoError(t, r.ReplayWorkflowHistoryWithOptions(nil, hist, worker.ReplayWorkflowHistoryOptions{OriginalExecution: exec}))
-			require.NotNil(t, replayed)
-			// A worker that replays the run (after a restart, an eviction)
-			// publishes the log it rebuilds, whole, for its activities.
-			require.Equal(t, wholeLog(replayed), published.events)
-			log := replayed.Page(signals.LogRequest{Limit: signals.DefaultLogPage}).Events
-			require.GreaterOrEqual(t, len(log), len(journaled))
-			for i, want := range journaled {
-				got := log[i]
-				require.Equal(t, want.Seq, got.Seq)
-				require.Equal(t, want.Type, got.Type, "seq %d", want.Seq)
-				require.Equal(t, want.At, got.At, "seq %d", want.Seq)
-				require.JSONEq(t, string(want.Data), string(got.Data), "seq %d %s", want.Seq, want.Type)
-			}
-		})
+		t.Run(filepath.Base(f), func(t *testing.T) { replayToTheJournaledLog(t, f) })
+	}
+}
+
+// replayToTheJournaledLog replays the history in file f with this build's
+// workflow and requires the log it journaled, rebuilt and published whole.
+func replayToTheJournaledLog(t *testing.T, f string) {
+	hooks, enabled := hook.Defaults() // what every worker runs
+	var replayed *loop.Loop
+	published := &publishedLog{}
+	agent := Agent{Config: Config{Hooks: hooks, DefaultHooks: enabled, Snapshots: published},
+		observe: func(l *loop.Loop) { replayed = l }}
+	r := worker.NewWorkflowReplayer()
+	r.RegisterWorkflowWithOptions(agent.Run, workflow.RegisterOptions{Name: signals.AgentWorkflow})
+	hist := readHistory(t, f)
+	journaled, err := projection.FromHistory(hist.GetEvents())
+	require.NoError(t, err)
+	exec := workflow.Execution{ID: agentID(journaled), RunID: "replayed"}
+	require.NoError(t, r.ReplayWorkflowHistoryWithOptions(nil, hist, worker.ReplayWorkflowHistoryOptions{OriginalExecution: exec}))
+	require.NotNil(t, replayed)
+	// A worker that replays the run (after a restart, an eviction)
+	// publishes the log it rebuilds, whole, for its activities.
+	require.Equal(t, wholeLog(replayed), published.events)
+	log := replayed.Page(signals.LogRequest{Limit: signals.DefaultLogPage}).Events
+	require.GreaterOrEqual(t, len(log), len(journaled))
+	for i, want := range journaled {
+		got := log[i]
+		require.Equal(t, want.Seq, got.Seq)
+		require.Equal(t, want.Type, got.Type, "seq %d", want.Seq)
+		require.Equal(t, want.At, got.At, "seq %d", want.Seq)
+		require.JSONEq(t, string(want.Data), string(got.Data), "seq %d %s", want.Seq, want.Type)
 	}
 }
 
