@@ -17,69 +17,69 @@ import (
 // until it ends, so a tree never spends more than its root's budget.
 
 // startSpawn starts the child a spawn_agent call asks for.
-func (l *Loop) startSpawn(now time.Time, tc *toolCall) {
+func (o *orchestrator) startSpawn(now time.Time, tc *toolCall) {
 	c := tc.call
 	var a signals.SpawnArgs
 	if err := json.Unmarshal(c.Arguments, &a); err != nil {
-		l.badArgs(now, tc, "invalid arguments: "+err.Error())
+		o.badArgs(now, tc, "invalid arguments: "+err.Error())
 		return
 	}
 	if a.Mode == "" {
 		a.Mode = eventlog.ChildWait
 	}
-	id := signals.ChildAgentID(l.cfg.AgentID, l.state.Len)
-	cmd, budget, err := l.spawns().start(id, a)
+	id := signals.ChildAgentID(o.cfg.AgentID, o.state.Len)
+	cmd, budget, err := o.spawns().start(id, a)
 	if err != nil {
-		l.badArgs(now, tc, err.Error())
+		o.badArgs(now, tc, err.Error())
 		return
 	}
-	l.recordCall(now, tc)
-	l.record(now, "", eventlog.ChildStarted{ChildID: id, CallID: c.ID, Mode: a.Mode, List: a.List, Budget: budget})
+	o.host.recordCall(now, tc)
+	o.host.record(now, "", eventlog.ChildStarted{ChildID: id, CallID: c.ID, Mode: a.Mode, List: a.List, Budget: budget})
 	tc.spawn(id, a.Mode == eventlog.ChildDetach)
-	l.emit(cmd)
+	o.host.emit(cmd)
 }
 
 // spawnDetached starts a detached child for a client or a hook.
-func (l *Loop) spawnDetached(now time.Time, sp signals.Spawn) error {
-	if l.state.Disposing {
+func (o *orchestrator) spawnDetached(now time.Time, sp signals.Spawn) error {
+	if o.state.Disposing {
 		return signals.ErrDisposed
 	}
 	if err := signals.ValidateID(sp.ID); err != nil {
 		return err
 	}
-	if l.recent.seen[sp.ID] {
+	if o.recent.seen[sp.ID] {
 		return fmt.Errorf("%w: %s", signals.ErrDuplicateID, sp.ID)
 	}
 	sp.Mode = eventlog.ChildDetach
-	id := signals.ChildAgentID(l.cfg.AgentID, l.state.Len)
-	cmd, budget, err := l.spawns().start(id, sp.SpawnArgs)
+	id := signals.ChildAgentID(o.cfg.AgentID, o.state.Len)
+	cmd, budget, err := o.spawns().start(id, sp.SpawnArgs)
 	if err != nil {
 		return err
 	}
-	l.recent.add(sp.ID)
-	l.record(now, "", eventlog.ChildStarted{ChildID: id, Mode: sp.Mode, List: sp.List, Budget: budget})
-	l.emit(cmd)
+	o.recent.add(sp.ID)
+	o.host.record(now, "", eventlog.ChildStarted{ChildID: id, Mode: sp.Mode, List: sp.List, Budget: budget})
+	o.host.emit(cmd)
 	return nil
 }
 
 // childStarted applies StartChild's outcome: a detached spawn answers now;
 // a child that did not start ends, and a call waiting on it hears why.
-func (l *Loop) childStarted(now time.Time, in ChildStart) {
-	c := l.spawnCall(in.ChildID)
+func (o *orchestrator) childStarted(now time.Time, in ChildStart) {
+	c := o.spawnCall(in.ChildID)
 	switch {
 	case in.Err != nil:
-		l.childEnded(now, in.ChildID, "not started: "+in.Err.Error(), eventlog.Usage{})
+		o.childEnded(now, in.ChildID, "not started: "+in.Err.Error(), eventlog.Usage{})
 	case c != nil && c.detach:
 		c.answer(c.ok(fmt.Sprintf(
 			"child agent %s started; each turn it settles will reach you as a message from it", in.ChildID)), "")
-		l.runTools(now)
+		o.host.runTools(now)
 	}
 }
 
 // spawnCall is the open spawn_agent call in flight for a child, if any.
-func (l *Loop) spawnCall(child string) *toolCall {
-	t := l.turn.tools
-	if l.phase != tooling || t == nil {
+func (o *orchestrator) spawnCall(child string) *toolCall {
+	t := o.host.calls()
+	if t == nil {
 		return nil
 	}
 	i := slices.IndexFunc(t.calls, func(c toolCall) bool { return c.child == child })
@@ -92,38 +92,38 @@ func (l *Loop) spawnCall(child string) *toolCall {
 // childReported records a child's report. A call waiting for the child
 // gets its answer (and the child, having answered, is disposed); a
 // detached child's answer arrives in the inbox, from the child.
-func (l *Loop) childReported(now time.Time, r signals.ChildReport) {
-	ci := slices.IndexFunc(l.state.Children, func(c eventlog.Child) bool { return c.ID == r.Child })
+func (o *orchestrator) childReported(now time.Time, r signals.ChildReport) {
+	ci := slices.IndexFunc(o.state.Children, func(c eventlog.Child) bool { return c.ID == r.Child })
 	if ci < 0 {
 		return // a child that already ended, or a report for another agent
 	}
 	if r.Ended != "" {
-		l.childEnded(now, r.Child, r.Ended, r.Spent)
+		o.childEnded(now, r.Child, r.Ended, r.Spent)
 		return
 	}
-	if r.Turn <= 0 || r.ID != signals.ChildReportID(r.Child, r.Turn) || l.duplicate(r.ID) {
+	if r.Turn <= 0 || r.ID != signals.ChildReportID(r.Child, r.Turn) || duplicateID(o.state, o.recent, r.ID) {
 		return // not a report the child sends (a raw signal), or one taken already
 	}
-	l.recent.add(r.ID)
-	child := l.state.Children[ci]
+	o.recent.add(r.ID)
+	child := o.state.Children[ci]
 	ref := eventlog.Ref("")
 	if r.Text != "" {
 		ref = eventlog.MessageRef(r.ID)
 	}
-	l.record(now, ref, eventlog.ChildSettled{ChildID: r.Child, Turn: r.Turn, Reason: r.Reason, Error: r.Error, Text: r.Text,
+	o.host.record(now, ref, eventlog.ChildSettled{ChildID: r.Child, Turn: r.Turn, Reason: r.Reason, Error: r.Error, Text: r.Text,
 		Usage: spentSince(child.Spent, r.Spent)})
 	answered := r.Reason == eventlog.EndCompleted || r.Reason == eventlog.EndConcluded
 	if child.Mode == eventlog.ChildWait {
-		if c := l.spawnCall(r.Child); c != nil {
+		if c := o.spawnCall(r.Child); c != nil {
 			if answered {
 				c.answer(c.ok(r.Text), ref)
 			} else {
 				c.answer(c.made(eventlog.ToolFailed, childTrouble(r)), "")
 			}
-			l.runTools(now)
+			o.host.runTools(now)
 		}
 		if child.Settled == 0 { // it has answered the call (or the call was canceled): done with it
-			l.emit(SignalChild{ChildID: r.Child, Dispose: &signals.Dispose{Cause: "answered its parent"}})
+			o.host.emit(SignalChild{ChildID: r.Child, Dispose: &signals.Dispose{Cause: "answered its parent"}})
 		}
 		return
 	}
@@ -131,9 +131,9 @@ func (l *Loop) childReported(now time.Time, r signals.ChildReport) {
 	if !answered || r.Text == "" {
 		content, cref = childTrouble(r), ""
 	}
-	l.record(now, cref, eventlog.InboxInserted{MessageID: r.ID, List: firstList(child.List), Content: content, Wake: true,
+	o.host.record(now, cref, eventlog.InboxInserted{MessageID: r.ID, List: firstList(child.List), Content: content, Wake: true,
 		From: &eventlog.Initiator{Kind: eventlog.ByChild, ID: r.Child}})
-	l.wakeWaits()
+	o.wakeWaits()
 }
 
 func childTrouble(r signals.ChildReport) string {
@@ -169,23 +169,31 @@ func spentSince(before, now eventlog.Usage) eventlog.Usage {
 // last turn that arrives after its end (signals from one workflow are not
 // delivered in order) loses no tokens: that report is then not recorded,
 // since the end counted it.
-func (l *Loop) childEnded(now time.Time, id, status string, spent eventlog.Usage) {
-	ci := slices.IndexFunc(l.state.Children, func(c eventlog.Child) bool { return c.ID == id })
+func (o *orchestrator) childEnded(now time.Time, id, status string, spent eventlog.Usage) {
+	ci := slices.IndexFunc(o.state.Children, func(c eventlog.Child) bool { return c.ID == id })
 	if ci < 0 {
 		return
 	}
-	late := spentSince(l.state.Children[ci].Spent, spent)
-	l.record(now, "", eventlog.ChildEnded{ChildID: id, Status: status, Usage: late})
-	if c := l.spawnCall(id); c != nil {
+	late := spentSince(o.state.Children[ci].Spent, spent)
+	o.host.record(now, "", eventlog.ChildEnded{ChildID: id, Status: status, Usage: late})
+	if c := o.spawnCall(id); c != nil {
 		c.settle(eventlog.ToolFailed, fmt.Sprintf("child agent %s ended (%s) before answering", id, status))
-		l.runTools(now)
+		o.host.runTools(now)
+	}
+}
+
+// disposeChildren disposes every child: the agent ends, and its tree with
+// it.
+func (o *orchestrator) disposeChildren() {
+	for _, c := range o.state.Children {
+		o.host.emit(SignalChild{ChildID: c.ID, Dispose: &signals.Dispose{Cause: "parent " + o.cfg.AgentID + " disposed"}})
 	}
 }
 
 // parentGone: this child's parent no longer takes its reports. It finishes
 // its turn and stops.
-func (l *Loop) parentGone(now time.Time) {
-	if !l.state.Disposing {
-		l.record(now, "", eventlog.AgentDisposing{Cause: "parent agent " + l.cfg.Parent.ID + " is gone"})
+func (o *orchestrator) parentGone(now time.Time) {
+	if !o.state.Disposing {
+		o.host.record(now, "", eventlog.AgentDisposing{Cause: "parent agent " + o.cfg.Parent.ID + " is gone"})
 	}
 }

@@ -159,25 +159,29 @@
 // every rewind (it kept no turn ends), and its seed carries none, so its
 // next run rewinds no further back than where it began.
 //
-// # Orchestration, not yet a machine of its own
+// # Orchestration, a machine of its own
 //
-// The rules a child starts by (its options, task queue and budget share)
-// are spawns (spawn.go): they read the config and the fold and change
-// nothing. Children, decisions by people and durable waits themselves
-// (children.go, orchestrate.go, about 470 lines and 19 of Loop's methods)
-// are still methods of Loop. As a sub-machine they would take their own
-// inputs (SpawnChild, Decide, ChildStart, ChildReport, ChildClosed,
-// ParentGone, a decide or wait TimerFired, and the start of a spawn_agent,
-// ask_human or wait call) and give back their own outputs: the events to
-// record, in order, the commands (StartChild, SignalChild, StartTimer,
-// CancelTimer) and the calls they answered (a toolCall's answer or settle,
-// by call ID), which Loop would then apply and follow with runTools. The
-// call-timer set (timers) would move with them. What keeps them in Loop
-// today: they record through l.record and decide on what the fold holds
-// (Children, Pending, Waits, Usage), they share the dedupe window (recent)
-// with the inbox, and a wakeful message ends interruptible waits
-// (wakeWaits). Splitting them must keep the order of every event and
-// command, so the recorded histories replay with no new rules version.
+// Children, decisions by people and durable waits are the orchestrator's
+// (orch.go, children.go, orchestrate.go), a sub-machine the Loop holds
+// and feeds; the rules a child starts by (its options, task queue and
+// budget share) are its spawns (spawn.go), which read the config and the
+// fold and change nothing. Its inputs: the orchestration inputs of Step
+// (SpawnChild, Decide, ChildStart, ChildReport, ChildClosed, ParentGone),
+// a decide or wait TimerFired, the start of a spawn_agent, ask_human or
+// wait call, a call's approval check after its pre hooks, a wakeful
+// message (which ends interruptible waits) and the agent's end (its
+// children are disposed). It holds only its timers (the decision and wait
+// timers started and not yet fired, so a late one is spent). It reads
+// the run's Config and the loop's fold, and shares the loop's dedupe
+// window with the inbox, since a decision's or a report's ID is a message
+// ID; it changes the fold only by recording. What it does goes out
+// through orchHost, a six-method interface the Loop implements, in the
+// order it does it: the events it records, the commands it emits
+// (StartChild, SignalChild, StartTimer, CancelTimer), and the open step's
+// calls it answers, settles or starts (toolCall's transitions, then the
+// loop's scheduling pass, runTools). Recording through the loop rather
+// than returning its events keeps every event and command in the order
+// the recorded histories hold, so the split needed no rules version.
 //
 // Never: I/O, clocks, randomness, goroutines, map iteration, Temporal
 // imports. Workflow code calls it, so it must replay identically.

@@ -36,8 +36,12 @@ func (l *Loop) Check(m signals.Message) error {
 // duplicate reports whether id was accepted before and may not be again:
 // it is pending in either list, scheduled, or among the recent IDs. The
 // recent window forgets old IDs, never what the inbox still holds.
-func (l *Loop) duplicate(id eventlog.MessageID) bool {
-	return l.state.Holds(id) || l.recent.seen[id]
+func (l *Loop) duplicate(id eventlog.MessageID) bool { return duplicateID(&l.state, &l.recent, id) }
+
+// duplicateID is duplicate over a fold and a window, the orchestrator's
+// too.
+func duplicateID(s *eventlog.State, w *ids, id eventlog.MessageID) bool {
+	return s.Holds(id) || w.seen[id]
 }
 
 // reused reports whether m's ID, a duplicate, was accepted with other
@@ -84,20 +88,9 @@ func (l *Loop) accept(now time.Time, in Accept) error {
 	}
 	l.recent.addMessage(in.Message.ID, in.Message.Content)
 	if in.Wake {
-		l.wakeWaits()
+		l.orch.wakeWaits()
 	}
 	return nil
-}
-
-// wakeWaits ends the running wait tool calls early when the agent's policy
-// lets a wakeful message interrupt them.
-func (l *Loop) wakeWaits() {
-	if p := l.cfg.Options.Wait; p == nil || !p.Interruptible {
-		return
-	}
-	for _, w := range l.state.Waits {
-		l.emit(CancelTimer{ID: signals.WaitTimer(w.CallID)})
-	}
 }
 
 // make inserts a message a hook made. No payload in history carries it, so
@@ -115,7 +108,7 @@ func (l *Loop) make(now time.Time, content string, list eventlog.List, wake bool
 	from := &eventlog.Initiator{Kind: eventlog.ByHook}
 	l.record(now, "", eventlog.InboxInserted{MessageID: id, List: list, Content: content, Wake: wake, From: from})
 	if wake {
-		l.wakeWaits()
+		l.orch.wakeWaits()
 	}
 	return id, nil
 }

@@ -147,8 +147,9 @@ type Loop struct {
 	// continue as new before the next one opens; stepEnded likewise between
 	// two steps.
 	turnEnded, stepEnded bool
-	// timers are the decision and wait timers started and not yet fired.
-	timers map[string]bool
+	// orch is orchestration: children, decisions by people, durable
+	// waits, and their timers (orch.go).
+	orch orchestrator
 	// rearming: a restored run has not started its scheduled messages'
 	// timers yet; its first step does.
 	rearming bool
@@ -184,6 +185,7 @@ func New(cfg Config) *Loop {
 	if cfg.Rules < Baseline || cfg.Rules > Latest {
 		l.err = fmt.Errorf("%w: %d (this build follows %d to %d)", ErrUnknownRules, cfg.Rules, Baseline, Latest)
 	}
+	l.orch = newOrchestrator(l)
 	for _, n := range cfg.Local {
 		l.local[n] = true
 	}
@@ -261,18 +263,11 @@ func (l *Loop) late(now time.Time, in Input) error {
 	if !l.done {
 		return nil
 	}
-	switch in := in.(type) {
-	case ChildReport:
-		l.childReported(now, in.Report)
-	case ChildClosed:
-		l.childEnded(now, in.ChildID, in.Status, in.Spent)
-	case ChildStart:
-		l.childStarted(now, in)
-	case ParentGone:
-		l.parentGone(now)
+	switch in.(type) {
 	case SpawnChild, Decide:
 		return signals.ErrContinuing
-	default: // the finished run's own work: nothing left to apply
+	default: // children's reports and ends; the run's own outcomes change nothing
+		l.orch.step(now, in)
 	}
 	return nil
 }
@@ -280,19 +275,10 @@ func (l *Loop) late(now time.Time, in Input) error {
 // outcome applies the outcome of a command in its phase, or an input that
 // may start work (orchestration); it returns why such an input was refused.
 func (l *Loop) outcome(now time.Time, in Input) error {
+	if ok, refused := l.orch.step(now, in); ok {
+		return refused
+	}
 	switch in := in.(type) {
-	case SpawnChild:
-		return l.spawnDetached(now, in.Spawn)
-	case Decide:
-		return l.decide(now, in)
-	case ChildStart:
-		l.childStarted(now, in)
-	case ChildReport:
-		l.childReported(now, in.Report)
-	case ChildClosed:
-		l.childEnded(now, in.ChildID, in.Status, in.Spent)
-	case ParentGone:
-		l.parentGone(now)
 	case Resume:
 		l.stepEnded = false // go on with the turn
 		if l.kicked() {

@@ -342,9 +342,9 @@ func TestApprovalRulesMatchACallsArgumentsByPath(t *testing.T) {
 	}
 	l := New(Config{Options: signals.AgentOptions{Approval: pol}})
 	for _, tc := range cases {
-		require.Equal(t, tc.need, l.needsApproval(Call{Name: "t", Arguments: json.RawMessage(tc.args)}), tc.args)
+		require.Equal(t, tc.need, l.orch.needsApproval(Call{Name: "t", Arguments: json.RawMessage(tc.args)}), tc.args)
 	}
-	require.False(t, l.needsApproval(Call{Name: "other", Arguments: json.RawMessage(`{"force":1}`)}))
+	require.False(t, l.orch.needsApproval(Call{Name: "other", Arguments: json.RawMessage(`{"force":1}`)}))
 }
 
 func TestAnApprovalDeadlineDecidesByPolicy(t *testing.T) {

@@ -65,7 +65,7 @@ func (l *Loop) deliver(now time.Time, id eventlog.MessageID, canceled bool) {
 		MessageID: id, List: m.List, Content: m.Content, Wake: m.Wake, From: &eventlog.Initiator{Kind: eventlog.ByTimer},
 	})
 	if m.Wake {
-		l.wakeWaits()
+		l.orch.wakeWaits()
 	}
 }
 

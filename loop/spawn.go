@@ -18,7 +18,7 @@ type spawns struct {
 }
 
 // spawns are the spawn rules over this run's config and fold.
-func (l *Loop) spawns() spawns { return spawns{&l.cfg, &l.state} }
+func (o *orchestrator) spawns() spawns { return spawns{o.cfg, o.state} }
 
 // start checks a spawn and builds the child's start: its options
 // (never more tools than this agent's), its share of the budget, its first

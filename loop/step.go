@@ -309,13 +309,8 @@ func (l *Loop) timerFired(now time.Time, in TimerFired) {
 		return
 	}
 	if in.ID != signals.BackoffTimer {
-		switch {
-		case !l.timers[in.ID]:
+		if !l.orch.timerFired(now, in) {
 			l.fail(l.invalid("timer %q was not started", in.ID))
-		case l.phase == tooling:
-			l.callTimerFired(now, in)
-		default: // canceled with its turn, and fired after it ended
-			delete(l.timers, in.ID)
 		}
 		return
 	}

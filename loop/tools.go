@@ -122,8 +122,8 @@ func (l *Loop) toolPreRan(now time.Time, in ToolPreRan) {
 		return
 	case in.Denied != "":
 		c.settle(eventlog.ToolDenied, "tool call denied: "+in.Denied)
-	case l.needsApproval(c.call):
-		l.requestDecision(now, c, eventlog.NeedApproval)
+	case l.orch.needsApproval(c.call):
+		l.orch.requestDecision(now, c, eventlog.NeedApproval)
 	default:
 		l.startCall(now, c)
 	}
@@ -136,15 +136,7 @@ func (l *Loop) toolPreRan(now time.Time, in ToolPreRan) {
 func (l *Loop) startCall(now time.Time, tc *toolCall) {
 	t := l.turn.tools
 	c, s := tc.call, l.state
-	switch c.Name {
-	case signals.SpawnTool:
-		l.startSpawn(now, tc)
-		return
-	case signals.AskHumanTool:
-		l.startAsk(now, tc)
-		return
-	case signals.WaitTool:
-		l.startWait(now, tc)
+	if l.orch.startLoopTool(now, tc) {
 		return
 	}
 	l.recordCall(now, tc)
@@ -195,7 +187,7 @@ func (l *Loop) stepToolNames() string {
 func (l *Loop) recordCall(now time.Time, tc *toolCall) {
 	c, s := tc.call, l.state
 	e := eventlog.ToolCall{CallID: c.ID, Name: c.Name, IdempotencyKey: signals.IdempotencyKey(l.cfg.AgentID, s.Turn, s.Step, c.ID)}
-	if _, ok := l.stepTool(c.Name); l.local[c.Name] || !ok || l.loopTool(c.Name) {
+	if _, ok := l.stepTool(c.Name); l.local[c.Name] || !ok || loopTool(c.Name) {
 		l.record(now, "", e)
 		return
 	}

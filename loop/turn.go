@@ -92,9 +92,7 @@ func (l *Loop) setStatus(now time.Time, s eventlog.Status) {
 func (l *Loop) finish(now time.Time) {
 	l.discardAll(now, eventlog.DiscardDisposed, l.state.DisposeCause)
 	l.discardScheduled(now, eventlog.DiscardDisposed, l.state.DisposeCause)
-	for _, c := range l.state.Children { // a tree ends with its root
-		l.emit(SignalChild{ChildID: c.ID, Dispose: &signals.Dispose{Cause: "parent " + l.cfg.AgentID + " disposed"}})
-	}
+	l.orch.disposeChildren() // a tree ends with its root
 	if p := l.cfg.Parent; p != nil {
 		l.emit(ReportToParent{Report: signals.ChildReport{ID: signals.ChildReportID(l.cfg.AgentID, 0), Child: l.cfg.AgentID,
 			Spent: l.state.Usage, Ended: "disposed: " + l.state.DisposeCause}})
@@ -248,7 +246,7 @@ func (l *Loop) overBudget() string {
 	if b == nil {
 		return ""
 	}
-	tokens, cost := l.spawns().reserved()
+	tokens, cost := l.orch.spawns().reserved()
 	u := l.state.Usage
 	if used := u.InputTokens + u.OutputTokens; b.MaxTokens > 0 && used+tokens >= b.MaxTokens {
 		return fmt.Sprintf("token budget exhausted: %d of %d tokens used", used, b.MaxTokens) + held(tokens > 0, fmt.Sprint(tokens))
