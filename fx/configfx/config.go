@@ -390,7 +390,7 @@ func (c Config) DataPath() (string, error) { return filepath.Abs(c.DataDir) }
 // Module supplies the configuration and its parts (parts.go).
 func Module(c Config) fx.Option {
 	return fx.Module("config",
-		fx.Supply(c, c.Provider, c.Tools, c.Workflow, c.Stream, c.MCP, c.Telemetry, c.Console, c.A2A, c.Codec, c.Caps,
-			c.Queue(), c.DevPart(), c.DemoPart(), c.Tuning()),
+		fx.Supply(c, c.Provider, c.Tools, c.Workflow, c.Stream, c.MCP, c.Telemetry, c.Console, c.A2A, c.Codec, c.Caps, c.Blob,
+			c.Queue(), c.ClientPart(), c.DevPart(), c.DemoPart(), c.Tuning()),
 	)
 }

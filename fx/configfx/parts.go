@@ -7,14 +7,22 @@ import (
 
 // The parts of Config that the fx modules take, each only what its
 // constructor reads (Module supplies them beside Config's own sub-structs:
-// Provider, Tools, Workflow, Stream, MCP, Telemetry, Console, Codec), so a
-// module is built and tested from its part and no module reads another's
-// fields.
+// Provider, Tools, Workflow, Stream, MCP, Telemetry, Console, Codec,
+// Blob), so a module is built and tested from its part and no module reads
+// another's fields.
 
 // Queue is where agents run and whether they carry Tether's search
 // attributes: what a part that starts or lists agents needs.
 type Queue struct {
 	TaskQueue          string
+	NoSearchAttributes bool
+}
+
+// ClientConfig is the Temporal client's part: the server and namespace to
+// dial when none is embedded (over what envconfig's profile says), and
+// whether to register Tether's search attributes there.
+type ClientConfig struct {
+	Address, Namespace string
 	NoSearchAttributes bool
 }
 
@@ -31,6 +39,9 @@ type DevConfig struct {
 	// MutualTLS hands it the client certificate.
 	UIToken string
 }
+
+// Embedded reports whether the worker runs the embedded server.
+func (d DevConfig) Embedded() bool { return d.Dev || d.Demo }
 
 // DataPath is the data directory as an absolute path.
 func (d DevConfig) DataPath() (string, error) { return filepath.Abs(d.DataDir) }
@@ -50,6 +61,11 @@ type WorkerTuning struct {
 // Queue is c's Queue part.
 func (c Config) Queue() Queue {
 	return Queue{TaskQueue: c.TaskQueue, NoSearchAttributes: c.NoSearchAttributes}
+}
+
+// ClientPart is c's ClientConfig part.
+func (c Config) ClientPart() ClientConfig {
+	return ClientConfig{Address: c.Address, Namespace: c.Namespace, NoSearchAttributes: c.NoSearchAttributes}
 }
 
 // DevPart is c's DevConfig part.

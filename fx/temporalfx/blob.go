@@ -18,8 +18,7 @@ type Blobs struct{ Store blobstore.Store }
 
 // NewBlobs opens the configured store: --blob-store's database (its
 // connections closed when the app stops) or --blob-dir's directory.
-func NewBlobs(cfg configfx.Config, lc fx.Lifecycle) (Blobs, error) {
-	b := cfg.Blob
+func NewBlobs(b configfx.BlobConfig, dev configfx.DevConfig, lc fx.Lifecycle) (Blobs, error) {
 	switch {
 	case b.Store != "":
 		ctx, cancel := context.WithTimeout(context.Background(), dialTimeout)
@@ -31,7 +30,7 @@ func NewBlobs(cfg configfx.Config, lc fx.Lifecycle) (Blobs, error) {
 		}
 		lc.Append(fx.StopHook(p.Close))
 		return Blobs{Store: p}, nil
-	case b.Dir != "" && cfg.Embedded():
+	case b.Dir != "" && dev.Embedded():
 		// Made at the first blob: the embedded server refuses a data
 		// dir holding what it did not make until it has started.
 		d, err := blobstore.DirAt(b.Dir)

@@ -37,7 +37,9 @@ var Module = fx.Module("temporal", fx.Provide(New, NewBlobs))
 // Params are New's dependencies. Server is present only with --dev or --demo.
 type Params struct {
 	fx.In
-	Config    configfx.Config
+	Config    configfx.ClientConfig
+	Codec     configfx.CodecConfig
+	Blob      configfx.BlobConfig
 	Server    *devserver.Server `optional:"true"`
 	Lifecycle fx.Lifecycle
 	Logger    *slog.Logger
@@ -66,11 +68,11 @@ func New(p Params) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	dc, err := codec.Configure(&opts, p.Config.Codec.Keys)
+	dc, err := codec.Configure(&opts, p.Codec.Keys)
 	if err != nil {
 		return Result{}, err
 	}
-	dc = withBlobs(&opts, dc, p.Blobs, p.Config.Blob)
+	dc = withBlobs(&opts, dc, p.Blobs, p.Blob)
 	// The SDK logs an error for every signal it cannot decode: bounded, so
 	// whoever may signal an agent cannot fill the worker's log.
 	opts.Logger = tlog.NewStructuredLogger(slog.New(ratelog.New(p.Logger.Handler(), ratelog.Options{MinLevel: slog.LevelWarn})))
