@@ -1,7 +1,6 @@
 package loop
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -44,31 +43,6 @@ type Prefix struct {
 	Context eventlog.ConversationSnapshot
 	Events  []eventlog.Envelope
 }
-
-// ForkPositionError says a log position cannot be forked from, and the
-// nearest positions that can (-1: none on that side).
-type ForkPositionError struct {
-	At, Before, After int64
-	Why               string
-}
-
-func (e *ForkPositionError) Error() string {
-	near := []string{}
-	if e.Before >= 0 {
-		near = append(near, fmt.Sprint(e.Before))
-	}
-	if e.After >= 0 {
-		near = append(near, fmt.Sprint(e.After))
-	}
-	if len(near) == 0 {
-		return fmt.Sprintf("cannot fork at %d: %s; no position of this log can be forked", e.At, e.Why)
-	}
-	return fmt.Sprintf("cannot fork at %d: %s; nearest positions that can: %s", e.At, e.Why, strings.Join(near, ", "))
-}
-
-// ErrNoUserMessage refuses a replacement for the last user message of a
-// conversation that has none.
-var ErrNoUserMessage = errors.New("the conversation has no user message to replace")
 
 // ForkSeed folds p up to and including position f.At and returns the seed
 // of a fork's first run, with f completed (Dropped, Replaced) as the event

@@ -1,16 +1,12 @@
 package loop
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/tetherdev/tether/eventlog"
 	"github.com/tetherdev/tether/signals"
 )
-
-// ErrUnknownTask refuses a maintenance task the loop does not know.
-var ErrUnknownTask = errors.New("unknown maintenance task")
 
 // Check validates a client's message before it is accepted; update
 // validators call it, so a refused message never reaches history.

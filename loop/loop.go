@@ -1,7 +1,6 @@
 package loop
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -40,10 +39,6 @@ const (
 	// Latest is what new runs follow.
 	Latest = RulesRewind
 )
-
-// ErrUnknownRules fails a run whose Config names rules this build does not
-// follow: a run recorded before Baseline, or by a newer build.
-var ErrUnknownRules = errors.New("unknown loop rules")
 
 // Config is what one run of the loop is made of. It never changes during
 // the run.
