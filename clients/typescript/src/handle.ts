@@ -4,7 +4,8 @@ import {
   Client, QueryNotRegisteredError, WorkflowHandle, WorkflowNotFoundError, WorkflowUpdateRPCTimeoutOrCancelledError,
 } from '@temporalio/client';
 import {
-  AlreadyIdleError, ClosedError, ContinuingError, DeliveryUnknownError, DisposedError, DuplicateMessageError, BusyError, rejection,
+  AlreadyIdleError, ClosedError, ContinuingError, DeliveryUnknownError, DisposedError, DuplicateMessageError, BusyError, InvalidEditError,
+  rejection,
 } from './errors';
 import { messageUpdateId, newMessageId, validateMessageId } from './message';
 import { MAX_LOG_PAGE, Queries, Signals, Updates } from './names';
@@ -45,6 +46,29 @@ export interface TreeNode {
   id: string;
   status: SignalsStatusView;
   children: TreeNode[];
+}
+
+export interface ApproveOptions {
+  /** The call's arguments as edited: one JSON object the tool's schema accepts. */
+  args?: Record<string, unknown>;
+}
+
+/** The most bytes an approval's edited arguments may take (signals.MaxDecisionBytes). */
+export const MAX_DECISION_BYTES = 64 << 10;
+
+/**
+ * checkEdit refuses, before anything is sent, edited arguments the agent
+ * would refuse whatever the tool: anything but one JSON object, or one over
+ * MAX_DECISION_BYTES (signals.Decision's own checks).
+ */
+function checkEdit(args: unknown): void {
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) {
+    throw new InvalidEditError('tether.InvalidEdit', `edited arguments refused: arguments must be one JSON object, got ${JSON.stringify(args)}`, false);
+  }
+  const bytes = Buffer.byteLength(JSON.stringify(args), 'utf8');
+  if (bytes > MAX_DECISION_BYTES) {
+    throw new InvalidEditError('tether.InvalidEdit', `edited arguments refused: ${bytes} bytes, limit ${MAX_DECISION_BYTES}`, false);
+  }
 }
 
 /** idle is the Go client's StatusView.Idle: no open turn and no due work. */
@@ -309,9 +333,18 @@ export class AgentHandle {
     }
   }
 
-  /** approve lets a tool call that waits for approval run. */
-  approve(callId: string, decider = '', reason = ''): Promise<SignalsDecided> {
-    return this.decide(Updates.approve, callId, decider, reason);
+  /**
+   * approve lets a tool call that waits for approval run. With o.args the
+   * call runs with those arguments instead of the model's (one JSON object,
+   * the update's Decision.args): the agent checks them against the tool's
+   * schema and its approval policy (NoEdit) and refuses them with
+   * InvalidEditError, the call still waiting; the log's decision/made keeps
+   * them beside the original, and the model sees its call as made.
+   */
+  async approve(callId: string, decider = '', reason = '', o: ApproveOptions = {}): Promise<SignalsDecided> {
+    if (o.args === undefined) return this.decide(Updates.approve, callId, decider, reason);
+    checkEdit(o.args);
+    return this.decide(Updates.approve, callId, decider, reason, o.args);
   }
 
   /** deny refuses a tool call that waits for approval; the model reads the reason. */
@@ -324,8 +357,9 @@ export class AgentHandle {
     return this.decide(Updates.answer, callId, decider, text);
   }
 
-  private async decide(name: string, callId: string, decider: string, text: string): Promise<SignalsDecided> {
+  private async decide(name: string, callId: string, decider: string, text: string, args?: Record<string, unknown>): Promise<SignalsDecided> {
     const d: SignalsDecision = { id: newMessageId(), call_id: callId, decider, text };
+    if (args !== undefined) d.args = args;
     const out = await this.deliver<SignalsDecided>(name, d.id, d);
     return out ?? { call_id: callId, seq: -1 };
   }

@@ -8,7 +8,8 @@ import { Client, Connection } from '@temporalio/client';
 import { SearchAttributeType, defineSearchAttributeKey } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import {
-  AgentHandle, AlreadyExistsError, Attrs, ClosedError, EventlogEnvelope, InvalidMessageError, NoSuchDecisionError,
+  AgentHandle, AlreadyExistsError, Attrs, ClosedError, EventlogEnvelope, InvalidEditError, InvalidMessageError, MAX_DECISION_BYTES,
+  NoSuchDecisionError,
   ReusedMessageIDError, TetherClient, TetherCodec, TokenEvent, parseCodecKeys,
 } from '../src';
 
@@ -123,6 +124,43 @@ describe('against a live Tether', { skip }, () => {
     await assert.rejects(h.approve(call, 'ops', 'again'), NoSuchDecisionError, 'a call is decided once');
     const results = (await h.log()).filter((e) => e.type === 'tool/result').map((e) => (e.data as { content: string }).content);
     assert.deepEqual(results, ['42']);
+  });
+
+  test('approve with edited arguments: the call runs with them, the log keeps the original, bad edits are refused and the call waits', t60, async () => {
+    const h = await tether.create({
+      id: fresh('edit'), first: '/tool calculate {"expression":"6*7"}',
+      options: { hooks: null, tools: ['calculate'], approval: { tools: ['calculate'] } },
+    });
+    const call = await blockedCall(h);
+    for (const bad of [[1, 2], null, 'x', 7] as unknown[]) {
+      await assert.rejects(h.approve(call, 'ops', '', { args: bad as Record<string, unknown> }), InvalidEditError, `refused before sending: ${JSON.stringify(bad)}`);
+    }
+    await assert.rejects(h.approve(call, 'ops', '', { args: { expression: 'x'.repeat(MAX_DECISION_BYTES) } }), InvalidEditError, 'too large');
+    await assert.rejects(h.approve(call, 'ops', '', { args: { expression: 5 } }), InvalidEditError, 'the tool\'s schema refuses it');
+    assert.equal((await h.status()).pending?.[0]?.call_id, call, 'a refused edit leaves the call waiting');
+    const d = await h.approve(call, 'ops', 'six by eight', { args: { expression: '6*8' } });
+    assert.equal(d.call_id, call);
+    await h.waitIdle({ timeoutMs: 30_000 });
+    const log = await h.log();
+    const made = log.filter((e) => e.type === 'decision/made').map((e) => e.data as Record<string, unknown>);
+    assert.equal(made.length, 1, 'one decision, the edit');
+    assert.equal(made[0].decider, 'ops');
+    assert.equal(made[0].approved, true);
+    assert.deepEqual(made[0].args, { expression: '6*8' });
+    assert.deepEqual(made[0].original, { expression: '6*7' });
+    const results = log.filter((e) => e.type === 'tool/result').map((e) => (e.data as { content: string }).content);
+    assert.deepEqual(results, ['48'], 'the call ran with the edited arguments');
+    assert.deepEqual(await h.logFromHistory(), log, 'history folds to the same log');
+
+    const locked = await tether.create({
+      id: fresh('noedit'), first: '/tool calculate {"expression":"1+1"}',
+      options: { hooks: null, tools: ['calculate'], approval: { tools: ['calculate'], no_edit: ['calculate'] } },
+    });
+    const lockedCall = await blockedCall(locked);
+    await assert.rejects(locked.approve(lockedCall, 'ops', '', { args: { expression: '2+2' } }), InvalidEditError, 'the policy forbids edits');
+    await locked.approve(lockedCall, 'ops');
+    await locked.waitIdle({ timeoutMs: 30_000 });
+    assert.deepEqual((await locked.log()).filter((e) => e.type === 'tool/result').map((e) => (e.data as { content: string }).content), ['2']);
   });
 
   test('answer an ask_human question', t60, async () => {
