@@ -41,6 +41,9 @@ type logEntry struct {
 	conv *eventlog.Conversation
 	// asks holds recent assistant messages by seq, for tool arguments.
 	asks map[int64]eventlog.AssistantMessage
+	// header is the last request/header folded since the run's seed (nil
+	// before one), for model calls that leave their configuration to it.
+	header *eventlog.RequestHeader
 
 	snapMu sync.Mutex
 	snap   snapshot
@@ -129,7 +132,7 @@ func (e *logEntry) foldBytes() int64 {
 
 // reset empties e's fold; call with e.mu held (or before e is shared).
 func (e *logEntry) reset() {
-	e.conv, e.asks = &eventlog.Conversation{}, map[int64]eventlog.AssistantMessage{}
+	e.conv, e.asks, e.header = &eventlog.Conversation{}, map[int64]eventlog.AssistantMessage{}, nil
 }
 
 // apply folds envs, the events from seq from on; call with e.mu held.
@@ -145,6 +148,9 @@ func (e *logEntry) apply(envs []eventlog.Envelope, from int64) error {
 		if a, ok := ev.(eventlog.AssistantMessage); ok && len(a.ToolCalls) > 0 {
 			clear(e.asks) // only the latest tool-calling message is needed
 			e.asks[env.Seq] = a
+		}
+		if h, ok := ev.(eventlog.RequestHeader); ok {
+			e.header = &h
 		}
 		e.conv.Apply(ev)
 	}

@@ -79,6 +79,20 @@ func (r *LogReader) Listings(ctx context.Context, ref signals.LogRef) (eventlog.
 	return maps.Clone(e.conv.Tools()), nil
 }
 
+// Header returns the last request/header of ref's log prefix recorded in
+// ref's run (a seed does not carry one), and false when there is none.
+func (r *LogReader) Header(ctx context.Context, ref signals.LogRef) (eventlog.RequestHeader, bool, error) {
+	e := r.cache.entry(ref.AgentID, ref.RunID)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	err := r.advance(ctx, e, ref)
+	r.cache.setFold(e, e.foldBytes())
+	if err != nil || e.header == nil {
+		return eventlog.RequestHeader{}, false, err
+	}
+	return *e.header, true, nil
+}
+
 // ToolCall returns the tool call callID of the assistant message at seq.
 func (r *LogReader) ToolCall(ctx context.Context, ref signals.LogRef, seq int64, callID string) (eventlog.ToolCallRequest, error) {
 	e := r.cache.entry(ref.AgentID, ref.RunID)
@@ -138,7 +152,7 @@ func (r *LogReader) fromQuery(ctx context.Context, e *logEntry, ref signals.LogR
 		return fmt.Errorf("read log of %s from %d: %w", ref.AgentID, from, err)
 	}
 	if page.Context != nil && from < page.Base { // a continued run: start from its seed
-		e.conv, from = eventlog.RestoreConversation(*page.Context), page.Base
+		e.conv, e.header, from = eventlog.RestoreConversation(*page.Context), nil, page.Base
 	}
 	if len(page.Events) == 0 && e.conv.Position() < to {
 		return fmt.Errorf("log of %s ends at %d, before %d", ref.AgentID, page.Len, ref.Upto)

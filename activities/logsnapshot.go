@@ -127,7 +127,7 @@ func (r *LogReader) fromSnapshot(e *logEntry, upto int64) (bool, error) {
 		return false, nil
 	}
 	if base != nil {
-		e.conv = eventlog.RestoreConversation(*base)
+		e.conv, e.header = eventlog.RestoreConversation(*base), nil
 	}
 	if err := e.apply(envs, start); err != nil {
 		e.reset()

@@ -62,6 +62,14 @@ type ConversationReader interface {
 	Conversation(ctx context.Context, ref signals.LogRef) ([]eventlog.Message, error)
 }
 
+// HeaderReader reads the last request/header of a log prefix recorded in
+// the prefix's own run, and false when there is none. A model call under
+// loop.RulesCallFromHeader leaves its configuration to it (see
+// signals.ModelInput); LogReader is one.
+type HeaderReader interface {
+	Header(ctx context.Context, ref signals.LogRef) (eventlog.RequestHeader, bool, error)
+}
+
 // Model is the model activity: one provider round trip per attempt.
 type Model struct {
 	Providers       map[string]Provider
@@ -106,6 +114,10 @@ func (m *Model) Validate() error {
 // budget. An attempt lost to a fault (the worker died or lost the server)
 // is retried by Temporal and recorded as nothing.
 func (m *Model) Call(ctx context.Context, in signals.ModelInput) (signals.ModelOutput, error) {
+	in, err := m.configured(ctx, in)
+	if err != nil {
+		return signals.ModelOutput{}, err
+	}
 	name := in.Call.Provider
 	if name == "" {
 		name = m.DefaultProvider
@@ -155,6 +167,35 @@ func (m *Model) Call(ctx context.Context, in signals.ModelInput) (signals.ModelO
 		out.DefaultModel = d.DefaultModel()
 	}
 	return llm.BoundTo(out, m.MaxReplyBytes), nil
+}
+
+// configured is in with the configuration a call under
+// loop.RulesCallFromHeader leaves out: turn and step from the activity
+// ID, the rest from the request/header its log recorded last. A call that
+// names any of it, and a summary, is taken as it is; so is a call whose
+// log holds no header in its run, which only a call recorded before those
+// rules can be (such a call names everything the header would, and its
+// header, recorded just before it, says the same).
+func (m *Model) configured(ctx context.Context, in signals.ModelInput) (signals.ModelInput, error) {
+	c := &in.Call
+	if c.Summarize != nil || c.Named() {
+		return in, nil
+	}
+	if c.Turn == 0 {
+		c.Turn, c.Step, _ = signals.ParseModelActivityID(activity.GetInfo(ctx).ActivityID)
+	}
+	hr, ok := m.Log.(HeaderReader)
+	if !ok {
+		return in, nil
+	}
+	h, found, err := hr.Header(ctx, ownRef(ctx, in.Ref))
+	if err != nil { // as for the conversation: a fault, retried
+		return in, temporal.NewApplicationError(tools.Truncate(err.Error(), MaxErrorBytes), ErrLogUnavailable)
+	}
+	if found {
+		in.Call = c.FromHeader(h)
+	}
+	return in, nil
 }
 
 // SummarizerPrompt is the system prompt of a compaction call.

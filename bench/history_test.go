@@ -70,6 +70,9 @@ func history50(b *testing.B, tool string, cfg workflows.Config, send agent.SendO
 		if err != nil {
 			b.Fatal(err)
 		}
+		if err := dumpHistory(h.ID, events); err != nil {
+			b.Fatal(err)
+		}
 		size, maxInput := 0, 0
 		for _, ev := range events {
 			size += proto.Size(ev)

@@ -31,11 +31,14 @@ type (
 	ShapeRequest struct{ Default signals.CallConfig }
 	// Recover runs the request-error waterfall. Outcome: Recovered.
 	Recover struct{ Failure eventlog.Failure }
-	// CallModel runs the model activity. Outcome: ModelDone.
+	// CallModel runs the model activity. Outcome: ModelDone. Call is the
+	// call's whole configuration, which Input names only under rules before
+	// RulesCallFromHeader.
 	CallModel struct {
 		ActivityID string
 		Summary    string
 		Input      signals.ModelInput
+		Call       signals.CallConfig
 	}
 	// Summarize runs the model activity for a compaction summary. Outcome:
 	// Summarized.

@@ -104,8 +104,11 @@
 // Rules4, which add session start: a new agent that enabled
 // session-start hooks runs them once, before its first turn, and records
 // session/started (sessionstart.go); Rules5, which add edit before
-// approve (below); and RulesRewind (Latest), which add rewinding in place
-// (below). A run keeps the rules it started
+// approve (below); RulesRewind, which add rewinding in place (below);
+// and RulesCallFromHeader (rules 7, Latest): a model call's input names
+// no configuration (turn and step are its activity ID's, the rest the
+// request/header its run's log records, at a run's first call even when
+// unchanged), so history holds it once. A run keeps the rules it started
 // with until it continues as new, so a change to what the loop records or
 // decides adds a version and branches on it; a Config naming rules outside
 // Baseline to Latest fails the run (ErrUnknownRules). The pre-release

@@ -48,7 +48,7 @@ func TestAWakefulMessageTakesAlongWhatWaitedWithoutWake(t *testing.T) {
 	d.steer("go")
 	d.resume()
 	call := take[CallModel](d)
-	require.Equal(t, 1, call.Input.Call.Turn)
+	require.Equal(t, 1, call.Call.Turn)
 	claimed := only[eventlog.InboxClaimed](d.events())
 	require.Equal(t, []eventlog.MessageID{"context", "go", "quiet"},
 		[]eventlog.MessageID{claimed[0].MessageID, claimed[1].MessageID, claimed[2].MessageID},
@@ -84,8 +84,8 @@ func TestFirstStepClaimsNextStepInputPlusOneFollowup(t *testing.T) {
 	d.inject("i1")
 	d.resume()
 	call := take[CallModel](d)
-	require.Equal(t, 1, call.Input.Call.Turn)
-	require.Equal(t, 1, call.Input.Call.Step)
+	require.Equal(t, 1, call.Call.Turn)
+	require.Equal(t, 1, call.Call.Step)
 	st := d.l.State()
 	require.Len(t, st.Inbox.NextTurn, 1, "one followup per turn")
 	require.Equal(t, eventlog.MessageID("f2"), st.Inbox.NextTurn[0].ID)

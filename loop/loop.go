@@ -34,10 +34,17 @@ const (
 	// session/rewound, and the run keeps (and its seed carries) where each
 	// turn ended (rewind.go). An earlier run refuses a rewind.
 	RulesRewind Rules = 6
+	// RulesCallFromHeader: a model call's input carries no configuration
+	// (signals.ModelInput.Call left out, but for its stream hooks): the
+	// activity takes turn and step from its activity ID and the rest from
+	// the request/header its log prefix recorded last, which a run records
+	// at its first call even when unchanged, so its own log holds it
+	// (step.go). A call of an earlier run names all of it in every input.
+	RulesCallFromHeader Rules = 7
 	// Baseline is the oldest rules this build follows.
 	Baseline = Rules3
 	// Latest is what new runs follow.
-	Latest = RulesRewind
+	Latest = RulesCallFromHeader
 )
 
 // Config is what one run of the loop is made of. It never changes during
@@ -152,7 +159,10 @@ type Loop struct {
 	kick bool
 	// start: the session-start hooks are due (a fresh agent, Rules4).
 	start bool
-	out   []Command
+	// header: this run recorded a request/header (RulesCallFromHeader).
+	// Derived: replay rebuilds it, and a continued run starts without.
+	header bool
+	out    []Command
 	// fork: a forked agent's first event, recorded by the first Step
 	// (fork.go).
 	fork *eventlog.SessionForked

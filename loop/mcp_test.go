@@ -46,7 +46,7 @@ func TestMCPServersAreListedBeforeTheFirstStepAndTheirToolsOffered(t *testing.T)
 	require.Equal(t, signals.ListToolsInput{Servers: []string{"files"}, Known: map[string]string{}}, c.Input)
 
 	call := inFlight[CallModel](d)[0]
-	require.Equal(t, []string{"clock", "files__read", "files__delete", "files__write"}, call.Input.Call.Tools)
+	require.Equal(t, []string{"clock", "files__read", "files__delete", "files__write"}, call.Call.Tools)
 	listed := only[eventlog.ToolsListed](d.events())
 	require.Len(t, listed, 1)
 	require.Equal(t, []eventlog.ServerTools{filesListing}, listed[0].Servers)
@@ -105,7 +105,7 @@ func TestMCPListingIsRefreshedEachTurnAndRecordedOnlyWhenItChanged(t *testing.T)
 	c := d.list(eventlog.ServerTools{Server: "files", Unchanged: true}, eventlog.ServerTools{Server: "search", Unchanged: true})
 	require.Equal(t, map[string]string{"files": "sha256:f1", "search": "sha256:s1"}, c.Input.Known)
 	require.Len(t, only[eventlog.ToolsListed](d.events()), 1, "nothing changed: nothing recorded")
-	require.Contains(t, inFlight[CallModel](d)[0].Input.Call.Tools, "search__find", "the tools recorded before stay")
+	require.Contains(t, inFlight[CallModel](d)[0].Call.Tools, "search__find", "the tools recorded before stay")
 	d.answerModel(answer("two"))
 
 	d.followup("f3")
@@ -114,7 +114,7 @@ func TestMCPListingIsRefreshedEachTurnAndRecordedOnlyWhenItChanged(t *testing.T)
 	d.list(eventlog.ServerTools{Server: "files", Unchanged: true}, find2)
 	listed := only[eventlog.ToolsListed](d.events())
 	require.Len(t, listed, 2)
-	tools := inFlight[CallModel](d)[0].Input.Call.Tools
+	tools := inFlight[CallModel](d)[0].Call.Tools
 	require.Contains(t, tools, "search__find2")
 	require.NotContains(t, tools, "search__find", "a server's new listing replaces its old one")
 	require.Contains(t, tools, "files__read")
@@ -127,7 +127,7 @@ func TestAFailedListingIsRecordedAndTheStepGoesOnWithTheToolsKnownBefore(t *test
 	d.resume()
 	take[ListTools](d)
 	d.step(ToolsListed{Err: errors.New("activity timed out")})
-	require.Equal(t, []string{"clock"}, inFlight[CallModel](d)[0].Input.Call.Tools, "no listing yet: no MCP tools")
+	require.Equal(t, []string{"clock"}, inFlight[CallModel](d)[0].Call.Tools, "no listing yet: no MCP tools")
 	listed := only[eventlog.ToolsListed](d.events())
 	require.Len(t, listed, 1)
 	require.Equal(t, "files", listed[0].Servers[0].Server)
@@ -143,7 +143,7 @@ func TestAFailedListingIsRecordedAndTheStepGoesOnWithTheToolsKnownBefore(t *test
 	d.resume()
 	take[ListTools](d)
 	d.step(ToolsListed{Err: errors.New("server down")})
-	require.Contains(t, inFlight[CallModel](d)[0].Input.Call.Tools, "files__read", "a failed listing keeps the last good one")
+	require.Contains(t, inFlight[CallModel](d)[0].Call.Tools, "files__read", "a failed listing keeps the last good one")
 	d.requireOK()
 }
 
@@ -165,7 +165,7 @@ func TestAMalformedListingCountsAsFailed(t *testing.T) {
 			require.Len(t, listed, 1)
 			require.Empty(t, listed[0].Servers[0].Tools)
 			require.Contains(t, listed[0].Servers[0].Error, "listing failed")
-			require.Empty(t, inFlight[CallModel](d)[0].Input.Call.Tools)
+			require.Empty(t, inFlight[CallModel](d)[0].Call.Tools)
 			d.requireOK()
 		})
 	}
@@ -176,7 +176,7 @@ func TestAGrantOfOneToolOffersOnlyThatTool(t *testing.T) {
 	d.followup("f1")
 	d.resume()
 	d.list(filesListing)
-	require.Equal(t, []string{"files__read"}, inFlight[CallModel](d)[0].Input.Call.Tools)
+	require.Equal(t, []string{"files__read"}, inFlight[CallModel](d)[0].Call.Tools)
 	d.answerModel(calls("files__delete"))
 	r := only[eventlog.ToolResult](d.events())
 	require.Len(t, r, 1)
@@ -193,7 +193,7 @@ func TestAnMCPToolNamedLikeAnotherToolIsLeftOut(t *testing.T) {
 	d.followup("f1")
 	d.resume()
 	d.list(filesListing)
-	require.Equal(t, []string{"files__delete", "files__write", "files__read"}, inFlight[CallModel](d)[0].Input.Call.Tools)
+	require.Equal(t, []string{"files__delete", "files__write", "files__read"}, inFlight[CallModel](d)[0].Call.Tools)
 	d.answerModel(calls("files__read"))
 	st := inFlight[StartTool](d)[0]
 	require.Nil(t, st.Input.MCP, "the worker's own tool wins")
@@ -252,7 +252,7 @@ func TestAContinuedRunListsAgainBeforeItsFirstStep(t *testing.T) {
 	c := next.list(filesListing)
 	require.Equal(t, "tools-1-2", c.ActivityID)
 	require.Empty(t, c.Input.Known, "the new run's log holds no listing yet")
-	require.Contains(t, inFlight[CallModel](next)[0].Input.Call.Tools, "files__read")
+	require.Contains(t, inFlight[CallModel](next)[0].Call.Tools, "files__read")
 	next.answerModel(answer("done"))
 	next.requireOK()
 }

@@ -70,7 +70,7 @@ func TestARewindToEachTurnEndSendsTheConversationOfThatTurnWithTheNextMessage(t 
 		d.followup("g")
 		d.resume()
 		call := inFlight[CallModel](d)[0]
-		require.Equal(t, 4, call.Input.Call.Turn, "turn numbers go on after the last one")
+		require.Equal(t, 4, call.Call.Turn, "turn numbers go on after the last one")
 		got := conversationOf(t, d.l)
 		if k < 3 {
 			// The source's request at the start of turn k+1, its new message

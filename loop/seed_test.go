@@ -80,9 +80,9 @@ func TestSeedCarriesEverythingAndTheLogGoesOn(t *testing.T) {
 	next.followup("f4")
 	next.resume()
 	call := take[CallModel](next)
-	require.Equal(t, 3, call.Input.Call.Turn, "turns go on")
+	require.Equal(t, 3, call.Call.Turn, "turns go on")
 	require.Equal(t, seed.State.Len, call.Input.Journal.From, "seq goes on")
-	require.Equal(t, "next", call.Input.Call.Model, "the model selection goes on")
+	require.Equal(t, "next", call.Call.Model, "the model selection goes on")
 	require.Equal(t, 2, next.l.Status().Runs)
 }
 
@@ -258,8 +258,8 @@ func TestALongTurnContinuesAsNewBetweenTwoStepsAndGoesOn(t *testing.T) {
 	next := &driver{t: t, l: Restore(Config{AgentID: "a1", Options: opts}, seed), now: d.now}
 	next.resume()
 	call := inFlight[CallModel](next)[0]
-	require.Equal(t, 1, call.Input.Call.Turn)
-	require.Equal(t, 2, call.Input.Call.Step, "the turn goes on with its next step")
+	require.Equal(t, 1, call.Call.Turn)
+	require.Equal(t, 2, call.Call.Step, "the turn goes on with its next step")
 	next.answerModel(answer("done after the switch"))
 	require.Equal(t, eventlog.EndCompleted, only[eventlog.TurnEnd](next.events())[0].Reason)
 	next.requireOK()

@@ -200,8 +200,12 @@ func (l *Loop) admitRuntimeContext(now time.Time) {
 func (l *Loop) admitRequest(now time.Time) {
 	c := l.turn.call
 	h := eventlog.RequestHeader{Provider: c.Provider, Model: c.Model, Effort: c.Effort, MaxTokens: c.MaxTokens, Tools: c.Tools}
-	if prev := l.state.Header; prev == nil || !sameHeader(*prev, h) {
+	// Under RulesCallFromHeader the model activity reads the header from
+	// this run's log, so a run records it at its first call too.
+	unread := l.cfg.Rules >= RulesCallFromHeader && !l.header
+	if prev := l.state.Header; prev == nil || !sameHeader(*prev, h) || unread {
 		l.record(now, "", h)
+		l.header = true
 	}
 	msgs := l.msgs
 	if l.state.SystemPrompt != "" {
@@ -233,10 +237,15 @@ func (l *Loop) callModel(now time.Time) {
 	}
 	l.moveTo(calling)
 	l.carry()
+	in := signals.ModelInput{Ref: signals.LogRef{Upto: s.Len}, Call: c}
+	if l.cfg.Rules >= RulesCallFromHeader { // the ID and the header say the rest
+		in.Call = signals.CallConfig{Stream: c.Stream}
+	}
 	l.emit(CallModel{
 		ActivityID: signals.ModelActivityID(s.Turn, s.Step),
 		Summary:    fmt.Sprintf("%s turn %d step %d", what, s.Turn, s.Step),
-		Input:      signals.ModelInput{Ref: signals.LogRef{Upto: s.Len}, Call: c},
+		Input:      in,
+		Call:       c,
 	})
 }
 

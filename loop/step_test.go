@@ -130,7 +130,7 @@ func TestModelSwitchAppliesFromTheNextProposedStep(t *testing.T) {
 	d.answerModel(calls("t"))
 	d.finishTool("c0", "r")
 	call := take[CallModel](d)
-	require.Equal(t, "m2", call.Input.Call.Model)
+	require.Equal(t, "m2", call.Call.Model)
 	starts := only[eventlog.StepStart](d.events())
 	require.Equal(t, []string{"m1", "m2"}, []string{starts[0].Model, starts[1].Model})
 	require.Equal(t, "m2", only[eventlog.ModelSelected](d.events())[0].Model)
@@ -142,8 +142,8 @@ func TestTheModelWaterfallChoosesTheStepsSelection(t *testing.T) {
 	d.followup("f1")
 	d.resume()
 	call := take[CallModel](d)
-	require.Equal(t, "planner", call.Input.Call.Model)
-	require.Equal(t, "high", call.Input.Call.Effort)
+	require.Equal(t, "planner", call.Call.Model)
+	require.Equal(t, "high", call.Call.Effort)
 	require.Equal(t, "base", d.l.State().Selection.Model, "the agent's selection is unchanged")
 	require.Equal(t, "high", only[eventlog.StepStart](d.events())[0].Effort)
 }
@@ -157,9 +157,9 @@ func TestARequestHookShapesTheCallButCannotMoveItToAnotherStep(t *testing.T) {
 	d.followup("f1")
 	d.resume()
 	call := take[CallModel](d)
-	require.Equal(t, 77, call.Input.Call.MaxTokens)
-	require.Equal(t, 1, call.Input.Call.Turn)
-	require.Equal(t, 1, call.Input.Call.Step)
+	require.Equal(t, 77, call.Call.MaxTokens)
+	require.Equal(t, 1, call.Call.Turn)
+	require.Equal(t, 1, call.Call.Step)
 	require.Equal(t, signals.ModelActivityID(1, 1), call.ActivityID)
 }
 

@@ -114,7 +114,7 @@ func TestARetryActionOpensARetryTurnAfterItsBackoff(t *testing.T) {
 	require.Equal(t, 1, d.l.State().Turn, "the retry turn waits for its timer")
 	d.step(TimerFired{ID: signals.BackoffTimer})
 	call := take[CallModel](d)
-	require.Equal(t, 2, call.Input.Call.Turn)
+	require.Equal(t, 2, call.Call.Turn)
 	evs := d.events()
 	require.Equal(t, eventlog.TurnStart{Turn: 2, RetryOf: 1}, only[eventlog.TurnStart](evs)[1])
 	require.Len(t, only[eventlog.InboxClaimed](evs), 1, "a retry turn takes no new prompt")

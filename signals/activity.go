@@ -52,10 +52,28 @@ type Summarize struct {
 // never the conversation. Its size does not grow with the conversation.
 // Journal carries session events recorded since the previous command, in
 // their history form (see eventlog.Strip).
+//
+// Under loop.RulesCallFromHeader a model call (not a summary) carries no
+// Call but its Stream hooks, and the zero Call is left out: its turn and
+// step are its activity ID's (ModelActivityID) and the rest is the
+// request/header its log prefix recorded last, in its own run, which the
+// activity reads with the conversation (CallConfig.FromHeader). Calls
+// recorded before name all of it, and always a turn.
 type ModelInput struct {
 	Ref     LogRef     `json:"ref"`
-	Call    CallConfig `json:"call"`
+	Call    CallConfig `json:"call,omitzero"`
 	Journal Journal    `json:"journal,omitzero"`
+}
+
+// Named reports whether c names any of what a request/header records.
+func (c CallConfig) Named() bool {
+	return c.Provider != "" || c.Model != "" || c.Effort != "" || c.MaxTokens != 0 || len(c.Tools) > 0
+}
+
+// FromHeader is c with what a request/header records taken from h.
+func (c CallConfig) FromHeader(h eventlog.RequestHeader) CallConfig {
+	c.Provider, c.Model, c.Effort, c.MaxTokens, c.Tools = h.Provider, h.Model, h.Effort, h.MaxTokens, h.Tools
+	return c
 }
 
 // ModelOutput is the result of ModelActivity; it is the assistant/message event.

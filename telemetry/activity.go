@@ -67,8 +67,12 @@ func (a *activityInbound) ExecuteActivity(ctx context.Context, in *interceptor.E
 func (a *activityInbound) model(ctx context.Context, in *interceptor.ExecuteActivityInput, mi signals.ModelInput) (any, error) {
 	info := activity.GetInfo(ctx)
 	provider := first(mi.Call.Provider, a.t.provider)
+	turn, step := mi.Call.Turn, mi.Call.Step
+	if turn == 0 { // a call that leaves them to its ID (loop.RulesCallFromHeader)
+		turn, step, _ = signals.ParseModelActivityID(info.ActivityID)
+	}
 	a.fields = []any{"agent", info.WorkflowExecution.ID, "run", info.WorkflowExecution.RunID,
-		"turn", mi.Call.Turn, "step", mi.Call.Step, "provider", provider}
+		"turn", turn, "step", step, "provider", provider}
 	if mi.Call.Model != "" {
 		a.fields = append(a.fields, "model", mi.Call.Model)
 	}

@@ -115,7 +115,7 @@ func (r *run) callModel(ctx workflow.Context, c loop.CallModel) {
 		var out signals.ModelOutput
 		err := f.Get(ctx, &out)
 		if err == nil {
-			r.resolveModel(ctx, c.Input.Call, out)
+			r.resolveModel(ctx, c.Call, out)
 			return loop.ModelDone{Output: out}
 		}
 		fail, timing := failureOf(err)

@@ -39,6 +39,8 @@ func newHarnessWith(t *testing.T, cfg Config, model modelFunc, modelDelay ...tim
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
 	env.SetTestTimeout(10 * time.Second)
+	hs := &headers{next: cfg.Observer}
+	cfg.Observer = hs
 	Register(env, cfg)
 	env.RegisterActivityWithOptions(func(context.Context, signals.ModelInput) (signals.ModelOutput, error) {
 		return signals.ModelOutput{}, nil
@@ -54,11 +56,11 @@ func newHarnessWith(t *testing.T, cfg Config, model modelFunc, modelDelay ...tim
 		delay = modelDelay[0]
 	}
 	env.OnActivity(signals.ModelActivity, mock.Anything, mock.Anything).After(delay).
-		Return(func(_ context.Context, in signals.ModelInput) (signals.ModelOutput, error) {
+		Return(func(ctx context.Context, in signals.ModelInput) (signals.ModelOutput, error) {
 			if in.Call.Summarize != nil {
 				return answer(summaryText), nil
 			}
-			return model(in)
+			return model(hs.fill(ctx, in))
 		})
 	env.OnUpsertTypedSearchAttributes(mock.Anything).Return(nil)
 	return &harness{t: t, env: env}

@@ -7,7 +7,7 @@ import "github.com/tetherdev/tether/loop"
 // call names its model: a summary is ~60 bytes of history each call, and
 // the Web UI shows the ID beside it anyway.
 func modelSummary(c loop.CallModel) string {
-	if c.Input.Call.Model == "" {
+	if c.Call.Model == "" {
 		return ""
 	}
 	return c.Summary
