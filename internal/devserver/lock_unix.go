@@ -3,16 +3,11 @@
 package devserver
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"syscall"
 )
-
-// ErrDataDirInUse is wrapped by Start when another process serves DataDir:
-// two servers on one SQLite file would fight over its shard.
-var ErrDataDirInUse = errors.New("dev server data dir is in use by another process")
 
 // lockDataDir takes an exclusive advisory lock on dir/lock for the life of
 // the server (the kernel drops it when the process dies, so a crash leaves

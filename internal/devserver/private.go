@@ -1,12 +1,5 @@
 package devserver
 
-import "errors"
-
-// ErrDataDirNotPrivate is wrapped by Start when DataDir is open to other
-// users and holds files that are not the server's, so tightening it could
-// lock others out of something that is theirs.
-var ErrDataDirNotPrivate = errors.New("dev server data dir is open to other users")
-
 // The data directory holds every workflow's history: prompts, answers and
 // tool results. It is the user's alone, like ~/.ssh: the directory 0700 and
 // the server's files in it 0600.

@@ -28,10 +28,6 @@ const (
 // migrated.
 const ServerVersion = "go.temporal.io/server v" + headers.ServerVersion
 
-// ErrIncompatibleDataDir is wrapped by Start when DataDir holds a database
-// that this server release must not open.
-var ErrIncompatibleDataDir = errors.New("incompatible dev server data dir")
-
 var memoryDBSeq atomic.Uint64
 
 // stores are a server's SQLite databases: executions (history, tasks,
