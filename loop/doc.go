@@ -105,10 +105,13 @@
 // session-start hooks runs them once, before its first turn, and records
 // session/started (sessionstart.go); Rules5, which add edit before
 // approve (below); RulesRewind, which add rewinding in place (below);
-// and RulesCallFromHeader (rules 7, Latest): a model call's input names
-// no configuration (turn and step are its activity ID's, the rest the
+// RulesCallFromHeader (rules 7): a model call's input names no
+// configuration (turn and step are its activity ID's, the rest the
 // request/header its run's log records, at a run's first call even when
-// unchanged), so history holds it once. A run keeps the rules it started
+// unchanged), so history holds it once; and RulesUpgradeTask (rules 8,
+// Latest), which add the upgrade maintenance task: at a true idle phase
+// it is recorded done and the run continues as new (upgrade.go). A run
+// keeps the rules it started
 // with until it continues as new, so a change to what the loop records or
 // decides adds a version and branches on it; a Config naming rules outside
 // Baseline to Latest fails the run (ErrUnknownRules). The pre-release

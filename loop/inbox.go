@@ -61,8 +61,11 @@ func (l *Loop) CheckMaintain(t signals.MaintenanceTask) error {
 	switch {
 	case l.state.Disposing:
 		return signals.ErrDisposed
-	case t != signals.TaskCompact:
-		return fmt.Errorf("%w: %q", ErrUnknownTask, t)
+	case t == signals.TaskCompact:
+	case t == signals.TaskUpgrade:
+		return l.checkUpgrade()
+	default:
+		return fmt.Errorf("%w: %q (the tasks are %q and %q)", ErrUnknownTask, t, signals.TaskCompact, signals.TaskUpgrade)
 	}
 	return nil
 }

@@ -41,10 +41,15 @@ const (
 	// at its first call even when unchanged, so its own log holds it
 	// (step.go). A call of an earlier run names all of it in every input.
 	RulesCallFromHeader Rules = 7
+	// RulesUpgradeTask add the upgrade maintenance task
+	// (signals.TaskUpgrade): at a true idle phase it records
+	// maintenance/done, answers, and the run continues as new (UpgradeDue).
+	// Runs under earlier rules refuse the task.
+	RulesUpgradeTask Rules = 8
 	// Baseline is the oldest rules this build follows.
 	Baseline = Rules3
 	// Latest is what new runs follow.
-	Latest = RulesCallFromHeader
+	Latest = RulesUpgradeTask
 )
 
 // Config is what one run of the loop is made of. It never changes during
@@ -145,6 +150,10 @@ type Loop struct {
 	comp  *compaction
 	mcp   mcpState
 	done  bool // ContinueAsNew was emitted
+	// upgrade: an upgrade task is done in this run, so the run continues
+	// as new at its next boundary (UpgradeDue). Replay rebuilds it from
+	// the same inputs; a seed needs none, the next run being the upgrade.
+	upgrade bool
 	// turnEnded: a turn just ended, so Step stops there and the shell may
 	// continue as new before the next one opens; stepEnded likewise between
 	// two steps.

@@ -70,6 +70,10 @@ func (l *Loop) idle(now time.Time) bool {
 	case l.due():
 		l.openTurn(now, 0)
 		return true
+	case len(s.Maintenance) > 0 && s.Maintenance[0] == string(signals.TaskUpgrade):
+		l.setStatus(now, eventlog.StatusIdle)
+		l.upgraded(now)
+		return len(l.state.Maintenance) > 0 // the next task, if any, before the run continues as new
 	case len(s.Maintenance) > 0:
 		l.setStatus(now, eventlog.StatusIdle)
 		l.startCompaction(now, compaction{purpose: forMaintenance}, true)

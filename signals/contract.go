@@ -137,8 +137,17 @@ type Ack struct {
 // MaintenanceTask names a maintenance task.
 type MaintenanceTask string
 
-// TaskCompact compacts the agent's model context.
-const TaskCompact MaintenanceTask = "compact"
+// Maintenance tasks.
+const (
+	// TaskCompact compacts the agent's model context.
+	TaskCompact MaintenanceTask = "compact"
+	// TaskUpgrade continues the agent as new at its next true idle phase,
+	// so that a run pinned to the version of Worker Deployment Versioning
+	// that started it goes on on the deployment's current version (without
+	// versioning, on whichever worker takes the next run). Runs from
+	// before the task (their loop rules) refuse it.
+	TaskUpgrade MaintenanceTask = "upgrade"
+)
 
 // Maintain is the argument of MaintainUpdate.
 type Maintain struct {

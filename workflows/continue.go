@@ -7,21 +7,29 @@ import (
 	"github.com/tetherdev/tether/signals"
 )
 
-// shouldContinueAsNew: Temporal suggests it (history events, size, updates)
-// or one of the configured per-run limits is reached. It is asked at an
-// idle boundary, and between two steps of a turn, where only the history's
-// size counts: a turn too long for one run goes on in the next.
+// shouldContinueAsNew: Temporal suggests it (history events, size, updates),
+// one of the configured per-run limits is reached, an upgrade task was done
+// (loop.UpgradeDue), or a versioned run has taken UpgradeAfterTurns turns
+// since the server told it a newer version is its target. It is asked at
+// an idle boundary, and between two steps of a turn, where only the
+// history's size counts: a turn too long for one run goes on in the next.
+// Every input it reads is recorded (the run config, the workflow task's
+// started event), so a replay decides the same.
 func (r *run) shouldContinueAsNew(ctx workflow.Context) bool {
 	info := workflow.GetInfo(ctx)
 	c := r.cfg
+	turns := r.loop.State().Turn - r.firstTurn
 	switch {
-	case info.GetContinueAsNewSuggested():
+	case info.GetContinueAsNewSuggested(), r.loop.UpgradeDue():
 		return true
+	case r.versioned && c.UpgradeAfterTurns > 0 && turns >= c.UpgradeAfterTurns && !r.loop.BetweenSteps() &&
+		info.GetTargetWorkerDeploymentVersionChanged():
+		return true // pinned to a version that is no longer the deployment's target: move at this turn's end
 	case c.MaxRunEvents > 0 && info.GetCurrentHistoryLength() >= c.MaxRunEvents:
 		return true
 	case c.MaxRunBytes > 0 && info.GetCurrentHistorySize() >= c.MaxRunBytes:
 		return true
-	case c.MaxRunTurns > 0 && r.loop.State().Turn-r.firstTurn >= c.MaxRunTurns && !r.loop.BetweenSteps():
+	case c.MaxRunTurns > 0 && turns >= c.MaxRunTurns && !r.loop.BetweenSteps():
 		return true // a turn limit waits for the turn to end; history limits do not
 	}
 	return false

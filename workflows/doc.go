@@ -32,7 +32,19 @@
 // RegisterVersioned: each run is Pinned to the version that started it,
 // and its Continue-As-New starts the next run AutoUpgrade, so an agent
 // moves to the deployment's current version at a turn boundary and never
-// mid-run.
+// mid-run. Tether decides when: at its history limits as always, at the
+// next true idle once asked (the upgrade maintenance task, loop rules
+// RulesUpgradeTask; runs under older rules refuse it), or, with
+// Config.UpgradeAfterTurns, at the end of the turn that makes that many in
+// the run once the server reports (in the workflow task's started event,
+// so a replay reads the same) that the run's version is no longer the
+// deployment's target. What moves with it: the seed carries scheduled
+// messages, whose timers the next run arms again on the new version; no
+// decision or wait timer runs at a boundary (no call is open there). A
+// child is its own workflow: it runs on the version that started it and
+// stays there when its parent moves, until its own Continue-As-New (or an
+// upgrade task sent to it) moves it; the parent-close policy keeps it
+// across its parent's Continue-As-New either way.
 //
 // It decides nothing about turns, steps or the inbox: every rule lives in
 // package loop. It adds only what the loop cannot see: update validators

@@ -68,6 +68,14 @@ type Config struct {
 	MaxRunTurns  int
 	MaxRunEvents int
 	MaxRunBytes  int
+	// UpgradeAfterTurns, for a worker with Worker Deployment Versioning
+	// (RegisterVersioned): a run that has taken this many turns continues
+	// as new at its next turn boundary once the server reports that the
+	// deployment's target version is no longer the one the run is pinned
+	// to, so a busy agent moves to new code within that many turns of a
+	// deploy. Zero waits for the other limits (or an upgrade task). An
+	// unversioned worker ignores it.
+	UpgradeAfterTurns int
 	// MaxSeedBytes bounds the model context a Continue-As-New seed carries;
 	// a larger one is compacted first. 0 means DefaultMaxSeedBytes.
 	MaxSeedBytes int

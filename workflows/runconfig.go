@@ -20,9 +20,13 @@ import (
 // newer build) replays every run as it ran; new settings take effect from
 // the next run.
 type runConfig struct {
-	MaxRunTurns        int                         `json:"max_run_turns,omitempty"`
-	MaxRunEvents       int                         `json:"max_run_events,omitempty"`
-	MaxRunBytes        int                         `json:"max_run_bytes,omitempty"`
+	MaxRunTurns  int `json:"max_run_turns,omitempty"`
+	MaxRunEvents int `json:"max_run_events,omitempty"`
+	MaxRunBytes  int `json:"max_run_bytes,omitempty"`
+	// UpgradeAfterTurns is recorded only when set (a versioned worker's
+	// --upgrade-after-turns): builds before it refuse such a run by the
+	// strict decode, as they do by its rules.
+	UpgradeAfterTurns  int                         `json:"upgrade_after_turns,omitempty"`
 	NoSearchAttributes bool                        `json:"no_search_attributes,omitempty"`
 	ToolModes          map[string]signals.ToolMode `json:"tool_modes,omitempty"`
 	LocalTools         []string                    `json:"local_tools,omitempty"`
@@ -54,7 +58,7 @@ type runConfig struct {
 func recordRunConfig(ctx workflow.Context, cfg Config, b build) (runConfig, error) {
 	current := runConfig{
 		MaxRunTurns: cfg.MaxRunTurns, MaxRunEvents: cfg.MaxRunEvents, MaxRunBytes: cfg.MaxRunBytes,
-		NoSearchAttributes: cfg.NoSearchAttributes, ToolModes: cfg.ToolModes, DefaultHooks: cfg.DefaultHooks,
+		UpgradeAfterTurns: cfg.UpgradeAfterTurns, NoSearchAttributes: cfg.NoSearchAttributes, ToolModes: cfg.ToolModes, DefaultHooks: cfg.DefaultHooks,
 		LocalTools: cfg.LocalTools, Rules: int(b.latest()), SignalsFirst: true, Profiles: cfg.Profiles,
 		StreamHooks: cfg.StreamHooks, Tools: cfg.Tools, Providers: cfg.Providers, BareTail: cfg.NoSearchAttributes,
 	}
@@ -155,6 +159,7 @@ const (
 // apply puts the recorded settings into cfg.
 func (rc runConfig) apply(cfg Config) Config {
 	cfg.MaxRunTurns, cfg.MaxRunEvents, cfg.MaxRunBytes = rc.MaxRunTurns, rc.MaxRunEvents, rc.MaxRunBytes
+	cfg.UpgradeAfterTurns = rc.UpgradeAfterTurns
 	cfg.NoSearchAttributes, cfg.ToolModes, cfg.DefaultHooks = rc.NoSearchAttributes, rc.ToolModes, rc.DefaultHooks
 	cfg.LocalTools, cfg.Profiles, cfg.StreamHooks = rc.LocalTools, rc.Profiles, rc.StreamHooks
 	cfg.Tools, cfg.Providers = rc.Tools, rc.Providers

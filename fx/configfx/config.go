@@ -90,6 +90,8 @@ type Config struct {
 	MCP mcp.Config
 	// Telemetry: traces and metrics.
 	Telemetry TelemetryConfig
+	// Versioning is Worker Deployment Versioning (--versioning).
+	Versioning VersioningConfig
 }
 
 // Crash recovery defaults (bench/README.md has the measured figures).
@@ -186,6 +188,9 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 	if err := c.resolveCaps(fs, env); err != nil {
 		return Config{}, err
 	}
+	if err := c.resolveVersioning(fs, env); err != nil {
+		return Config{}, err
+	}
 	return c, c.Validate()
 }
 
@@ -258,6 +263,7 @@ func flags(c *Config, env func(string) string) (*flag.FlagSet, *pending) {
 	blobFlags(fs, env, &c.Blob)
 	capsFlags(fs, &c.Caps)
 	telemetryFlags(fs, &c.Telemetry, env)
+	versioningFlags(fs, c)
 	return fs, p
 }
 
@@ -355,6 +361,7 @@ func (c Config) Validate() error {
 	errs = append(errs, c.validateCodec()...)
 	errs = append(errs, c.Blob.validate()...)
 	errs = append(errs, c.validateCaps()...)
+	errs = append(errs, c.validateVersioning()...)
 	errs = append(errs, c.Telemetry.validate()...)
 	errs = append(errs, c.validateConsole()...)
 	errs = append(errs, c.validateA2A()...)
@@ -390,7 +397,7 @@ func (c Config) DataPath() (string, error) { return filepath.Abs(c.DataDir) }
 // Module supplies the configuration and its parts (parts.go).
 func Module(c Config) fx.Option {
 	return fx.Module("config",
-		fx.Supply(c, c.Provider, c.Tools, c.Workflow, c.Stream, c.MCP, c.Telemetry, c.Console, c.A2A, c.Codec, c.Caps, c.Blob,
+		fx.Supply(c, c.Provider, c.Tools, c.Workflow, c.Stream, c.MCP, c.Telemetry, c.Console, c.A2A, c.Codec, c.Caps, c.Blob, c.Versioning,
 			c.Queue(), c.ClientPart(), c.DevPart(), c.DemoPart(), c.Tuning()),
 	)
 }

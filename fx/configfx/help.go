@@ -45,6 +45,7 @@ var helpGroups = []helpGroup{
 	{"blobs: payloads too large for history", []string{"blob-dir", "blob-store", "blob-threshold"}, nil},
 	{"caps: what of a result or reply the model sees", []string{"tool-result-max-bytes", "read-file-max-bytes", "mcp-result-max-bytes", "model-reply-max-bytes"}, nil},
 	{"telemetry", []string{"otlp-endpoint", "otlp-protocol", "metrics-addr"}, nil},
+	{"versioning: deploys that move agents at Continue-As-New", []string{"versioning", "deployment-name", "upgrade-after-turns"}, nil},
 }
 
 // flagEnv is the environment variable each flag's default comes from.
@@ -59,6 +60,7 @@ var flagEnv = map[string]string{
 	"blob-dir": EnvBlobDir, "blob-store": EnvBlobStore, "blob-threshold": EnvBlobThreshold,
 	"tool-result-max-bytes": EnvToolResultMaxBytes, "read-file-max-bytes": EnvReadFileMaxBytes,
 	"mcp-result-max-bytes": EnvMCPResultMaxBytes, "model-reply-max-bytes": EnvModelReplyMaxBytes,
+	"versioning": EnvVersioning, "deployment-name": EnvDeploymentName, "upgrade-after-turns": EnvUpgradeAfterTurns,
 	"otlp-endpoint": "OTEL_EXPORTER_OTLP_ENDPOINT", "otlp-protocol": "OTEL_EXPORTER_OTLP_PROTOCOL",
 }
 

@@ -104,6 +104,15 @@ commands (COMMAND -h prints one command's usage):
                            profile's options (a card each, from --profiles or these flags); every
                            call needs TETHER_A2A_TOKEN when it is set; beyond loopback it needs
                            the token and TLS (or TETHER_A2A_TLS_CERT/TETHER_A2A_TLS_KEY)
+  deployment [--deployment-name N]
+                           the versions of the workers' deployment (--versioning), which is current
+                           or ramping, how many open agents run on each and whether it drained
+  deployment current BUILD make BUILD current: new agents start on it, agents pinned to another
+                           version move to it when they continue as new
+  upgrade ID | --all [--pace D] [--parallel N]
+                           ask an agent to continue as new at its next idle, so it moves to the
+                           current version; --all: every open agent on another version, --pace
+                           apart (default 200ms), at most --parallel waiting (default 8)
   blobs gc [--grace D] [--dry-run]
                            delete the blobs of the worker's store (TETHER_BLOB_DIR or
                            TETHER_BLOB_STORE) that no workflow of the namespace references,

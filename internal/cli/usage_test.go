@@ -58,6 +58,11 @@ func TestStarterRefusesBadArgumentsBeforeDialing(t *testing.T) {
 		"file and stdin":           {[]string{"start", "--stdin", "--file", "x"}, "start: --file and --stdin exclude each other"},
 		"a file that is not there": {[]string{"start", "--file", "/nonexistent/m.txt"}, "start: --file: open /nonexistent/m.txt: no such file or directory"},
 		"no message":               {[]string{"followup", "a1"}, "followup needs ID MESSAGE"},
+		"upgrade nobody":           {[]string{"upgrade"}, "upgrade takes an agent ID or --all"},
+		"upgrade one and all":      {[]string{"upgrade", "--all", "a1"}, "upgrade takes an agent ID or --all"},
+		"upgrade at no pace":       {[]string{"upgrade", "--all", "--parallel", "0"}, "upgrade --pace must not be negative and --parallel must be at least 1"},
+		"deployment what":          {[]string{"deployment", "newest"}, "deployment takes nothing (list the versions) or current BUILD (make BUILD current)"},
+		"deployment current what":  {[]string{"deployment", "current"}, "deployment takes nothing (list the versions) or current BUILD (make BUILD current)"},
 		"an extra argument":        {[]string{"status", "a1", "a2"}, `status takes ID, not also ["a2"]`},
 	}
 	for name, tc := range cases {
