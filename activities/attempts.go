@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -24,9 +25,12 @@ import (
 // heartbeat carries it, so an attempt that dies keeps the count it was given.
 // A tool call's heartbeats also carry its latest progress, if it reported
 // any; the count is read alone, so progress never changes it.
+// A tool's checkpoint (tools.SaveCheckpoint) rides on it too, so the next
+// attempt resumes the work the tool started.
 type attemptRecord struct {
-	Failures int32                 `json:"failures"`
-	Progress *signals.ToolProgress `json:"progress,omitempty"`
+	Failures   int32                 `json:"failures"`
+	Progress   *signals.ToolProgress `json:"progress,omitempty"`
+	Checkpoint json.RawMessage       `json:"checkpoint,omitempty"`
 }
 
 // MaxErrorBytes bounds the text of a call's own failure: it crosses the
@@ -36,17 +40,24 @@ const MaxErrorBytes = 8 << 10
 // priorFailures is how many earlier attempts of this call failed on their
 // own.
 func priorFailures(ctx context.Context) int32 {
+	return priorRecord(ctx).Failures
+}
+
+// priorRecord is what the call's earlier attempts left: the count of
+// their own failures and the tool's checkpoint, if any.
+func priorRecord(ctx context.Context) attemptRecord {
 	if info := activity.GetInfo(ctx); info.IsLocalActivity {
 		// A local activity has no heartbeat; its attempts start over with
 		// the workflow task, so a lost task never counts and every earlier
 		// attempt failed on its own.
-		return max(info.Attempt-1, 0)
+		return attemptRecord{Failures: max(info.Attempt-1, 0)}
 	}
 	var r attemptRecord
 	if !activity.HasHeartbeatDetails(ctx) || activity.GetHeartbeatDetails(ctx, &r) != nil {
-		return 0
+		return attemptRecord{}
 	}
-	return max(r.Failures, 0)
+	r.Failures, r.Progress = max(r.Failures, 0), nil
+	return r
 }
 
 // budget is a call's attempt budget, DefaultAttempts when unset.
@@ -63,9 +74,15 @@ func budget(attempts int32) int32 {
 // backoff that grows with the count, until the count reaches the budget;
 // then final.
 func ownFailure(ctx context.Context, stop func(), prior, attempts int32, typ, msg string, details ...any) error {
+	return ownFailureKeeping(ctx, stop, prior, attempts, nil, typ, msg, details...)
+}
+
+// ownFailureKeeping is ownFailure that keeps the tool's checkpoint for the
+// next attempt.
+func ownFailureKeeping(ctx context.Context, stop func(), prior, attempts int32, checkpoint json.RawMessage, typ, msg string, details ...any) error {
 	n := prior + 1
 	stop()
-	activity.RecordHeartbeat(ctx, attemptRecord{Failures: n})
+	activity.RecordHeartbeat(ctx, attemptRecord{Failures: n, Checkpoint: checkpoint})
 	msg = tools.Truncate(msg, MaxErrorBytes)
 	if n >= attempts {
 		msg = fmt.Sprintf("%s (attempt %d of %d)", msg, n, attempts)

@@ -25,7 +25,11 @@
 // activities without an attempt limit, so an attempt lost with its worker
 // simply runs again, and each activity decides about its own failures. An
 // MCP server that exits or loses its connection mid-call is such a fault
-// too (ErrMCPUnavailable), retried without counting. A
+// too (ErrMCPUnavailable), retried without counting, and so is a worker's
+// tool that fails with tools.Unavailable (ErrToolUnavailable: a remote
+// A2A agent that is down). A tool's checkpoint (tools.SaveCheckpoint: the
+// ID of work it started elsewhere) rides on the call's heartbeat details
+// beside the failure count and reaches the next attempt. A
 // model call's failure is final (the workflow's retry hook owns retries); a
 // tool's or a summary's own failures are counted in the heartbeat details,
 // which survive to the next attempt, until the call's attempt budget is

@@ -16,3 +16,11 @@ const ErrLogUnavailable = "tether.LogUnavailable"
 // worker that died. The model never sees it: after MaxMCPFaults faulted
 // attempts of one call it reads an error result saying so instead.
 const ErrMCPUnavailable = "tether.MCPUnavailable"
+
+// ErrToolUnavailable is the ApplicationError type of a worker's tool call
+// that failed for a fault of a service the tool depends on
+// (tools.Unavailable: a remote A2A agent that is down or answers HTTP
+// 5xx), retried without counting like ErrMCPUnavailable, and bounded the
+// same way: after MaxMCPFaults faulted attempts the model reads an error
+// result.
+const ErrToolUnavailable = "tether.ToolUnavailable"

@@ -53,22 +53,40 @@ func (f mcpFault) Unwrap() error { return f.err }
 
 // dispatch runs the call on the MCP server in.MCP names, or the worker's
 // own tool.
+// A worker's tool that fails with tools.Unavailable is faulted the same
+// way.
 func (t *Tool) dispatch(ctx context.Context, in signals.ToolInput, call tools.Call) (tools.Result, error) {
+	var res tools.Result
+	var err error
 	switch {
 	case in.MCP == nil:
-		return t.Runner.Execute(ctx, call)
+		res, err = t.Runner.Execute(ctx, call)
+		if _, ok := errors.AsType[*tools.UnavailableError](err); !ok {
+			return res, err
+		}
 	case t.MCP == nil:
 		return tools.Result{Content: fmt.Sprintf("MCP server %q is not configured on this worker", in.MCP.Server), IsError: true}, nil
-	}
-	res, err := t.MCP.CallMCP(ctx, *in.MCP, call)
-	if err == nil {
-		return res, nil
+	default:
+		res, err = t.MCP.CallMCP(ctx, *in.MCP, call)
+		if err == nil {
+			return res, nil
+		}
 	}
 	n := faultedAttempts(ctx)
 	if n >= MaxMCPFaults && ctx.Err() == nil {
+		if in.MCP == nil {
+			return tools.Result{Content: toolFaultsResult(call.Name, n, err), IsError: true}, nil
+		}
 		return tools.Result{Content: faultsResult(*in.MCP, n, err), IsError: true}, nil
 	}
 	return res, mcpFault{err, n}
+}
+
+// toolFaultsResult is what the model reads of a worker's tool call that
+// failed n times in a row for a fault of what it depends on.
+func toolFaultsResult(tool string, n int32, last error) string {
+	return tools.Truncate(fmt.Sprintf("tool %q could not reach what it depends on %d times in a row, so the call was given up: "+
+		"calling it again later may work. The last time: %v", tool, n, last), MaxErrorBytes)
 }
 
 // faultedAttempts counts the attempts of the call that ended in a fault,

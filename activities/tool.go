@@ -2,8 +2,10 @@ package activities
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -55,9 +57,11 @@ func (t *Tool) Validate() error {
 // or, when they do not, are read from the log;
 // the idempotency key is stable across retries and crashes.
 func (t *Tool) Run(ctx context.Context, in signals.ToolInput) (signals.ToolOutput, error) {
-	prior := priorFailures(ctx)
-	beat := startBeat(ctx, t.HeartbeatEvery, attemptRecord{Failures: prior})
+	rec := priorRecord(ctx)
+	prior := rec.Failures
+	beat := startBeat(ctx, t.HeartbeatEvery, rec)
 	defer beat.stop()
+	details := &callDetails{beat: beat, r: rec}
 	ref := ownRef(ctx, signals.LogRef{Upto: in.AssistantSeq + 1})
 	args := in.Arguments
 	if args == nil { // a regular activity: the arguments are in the log
@@ -81,7 +85,7 @@ func (t *Tool) Run(ctx context.Context, in signals.ToolInput) (signals.ToolOutpu
 		// was on its way here: the tool never starts.
 		return signals.ToolOutput{}, err
 	}
-	res, err := t.execute(reportProgress(ctx, beat, in.Name, prior), in, tools.Call{
+	res, err := t.execute(details.context(ctx, in.Name), in, tools.Call{
 		AgentID: ref.AgentID, CallID: in.CallID, Name: in.Name,
 		Arguments: args, IdempotencyKey: in.IdempotencyKey,
 	})
@@ -95,10 +99,14 @@ func (t *Tool) Run(ctx context.Context, in signals.ToolInput) (signals.ToolOutpu
 		return signals.ToolOutput{}, ctx.Err()
 	case errors.As(err, new(mcpFault)):
 		// The server's fault, like a worker's: retried without counting.
+		typ := ErrMCPUnavailable
+		if in.MCP == nil {
+			typ = ErrToolUnavailable
+		}
 		msg := tools.Truncate(fmt.Sprintf("tool %s call %s: %v", in.Name, in.CallID, err), MaxErrorBytes)
-		return signals.ToolOutput{}, temporal.NewApplicationError(msg, ErrMCPUnavailable)
+		return signals.ToolOutput{}, temporal.NewApplicationError(msg, typ)
 	}
-	return signals.ToolOutput{}, ownFailure(ctx, beat.stop, prior, budget(in.Attempts), signals.ToolFailure,
+	return signals.ToolOutput{}, ownFailureKeeping(ctx, beat.stop, prior, budget(in.Attempts), details.checkpoint(), signals.ToolFailure,
 		fmt.Sprintf("tool %s call %s: %v", in.Name, in.CallID, err))
 }
 
@@ -136,13 +144,44 @@ func (t *Tool) execute(ctx context.Context, in signals.ToolInput, call tools.Cal
 	}
 }
 
-// reportProgress is ctx whose call's progress (tools.ReportProgress, an
-// MCP server's notifications) goes into the attempt's heartbeats, the
-// latest replacing the one before, with the count of prior failures
-// unchanged. The attempt's last heartbeat (ownFailure's) has none.
-func reportProgress(ctx context.Context, b *beat, tool string, prior int32) context.Context {
+// callDetails are the attempt's heartbeat details as the call changes
+// them: its latest progress (tools.ReportProgress, an MCP server's
+// notifications) and its checkpoint (tools.SaveCheckpoint), with the count
+// of prior failures unchanged. The attempt's last heartbeat (ownFailure's)
+// keeps the checkpoint, not the progress. Safe for concurrent use.
+type callDetails struct {
+	beat *beat
+	mu   sync.Mutex
+	r    attemptRecord
+}
+
+// context is ctx whose call reports its progress and checkpoint here.
+func (d *callDetails) context(ctx context.Context, tool string) context.Context {
 	attempt := activity.GetInfo(ctx).Attempt
-	return tools.WithProgress(ctx, func(p tools.Progress) {
-		b.set(attemptRecord{Failures: prior, Progress: progressOf(tool, attempt, p)})
+	ctx = tools.WithProgress(ctx, func(p tools.Progress) {
+		d.update(func(r *attemptRecord) { r.Progress = progressOf(tool, attempt, p) })
 	})
+	if activity.GetInfo(ctx).IsLocalActivity {
+		return ctx // no heartbeat keeps a checkpoint
+	}
+	return tools.WithCheckpoints(ctx, tools.Checkpoints{Saved: d.checkpoint(), Save: func(js json.RawMessage) {
+		// Sent now, not at the next tick: the SDK sends it at once unless
+		// a heartbeat went out within its throttle interval.
+		activity.RecordHeartbeat(ctx, d.update(func(r *attemptRecord) { r.Checkpoint = js }))
+	}})
+}
+
+// update changes the details the heartbeats carry and returns them.
+func (d *callDetails) update(f func(*attemptRecord)) attemptRecord {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	f(&d.r)
+	d.beat.set(d.r)
+	return d.r
+}
+
+func (d *callDetails) checkpoint() json.RawMessage {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.r.Checkpoint
 }

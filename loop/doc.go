@@ -108,9 +108,12 @@
 // RulesCallFromHeader (rules 7): a model call's input names no
 // configuration (turn and step are its activity ID's, the rest the
 // request/header its run's log records, at a run's first call even when
-// unchanged), so history holds it once; and RulesUpgradeTask (rules 8,
-// Latest), which add the upgrade maintenance task: at a true idle phase
-// it is recorded done and the run continues as new (upgrade.go). A run
+// unchanged), so history holds it once; RulesUpgradeTask (rules 8),
+// which add the upgrade maintenance task: at a true idle phase it is
+// recorded done and the run continues as new (upgrade.go); and RulesA2A
+// (9, Latest), under which an "a2a:<name>" tool entry offers the model
+// the worker's remote-agent tool signals.A2AToolName(name) (step.go's
+// toolSet). A run
 // keeps the rules it started
 // with until it continues as new, so a change to what the loop records or
 // decides adds a version and branches on it; a Config naming rules outside

@@ -46,10 +46,15 @@ const (
 	// maintenance/done, answers, and the run continues as new (UpgradeDue).
 	// Runs under earlier rules refuse the task.
 	RulesUpgradeTask Rules = 8
+	// RulesA2A add remote A2A agents as tools: an "a2a:<name>" entry among
+	// the agent's tools offers the model the worker's tool
+	// signals.A2AToolName(name) (step.go). Under earlier rules the entry
+	// is a tool name like any other, which no worker offered.
+	RulesA2A Rules = 9
 	// Baseline is the oldest rules this build follows.
 	Baseline = Rules3
 	// Latest is what new runs follow.
-	Latest = RulesUpgradeTask
+	Latest = RulesA2A
 )
 
 // Config is what one run of the loop is made of. It never changes during

@@ -58,13 +58,16 @@ func (l *Loop) toolSet() []Tool {
 	seen := map[string]bool{}
 	for _, name := range l.cfg.Options.Tools {
 		if _, ok := signals.ParseMCPGrant(name); !ok {
-			seen[name] = true
+			seen[l.toolName(name)] = true
 		}
 	}
 	for _, name := range l.cfg.Options.Tools {
 		g, ok := signals.ParseMCPGrant(name)
 		if !ok {
-			out = append(out, Tool{Name: name, Mode: l.mode(name)})
+			n := l.toolName(name)
+			if l.cfg.Rules < RulesA2A || !slices.ContainsFunc(out, func(t Tool) bool { return t.Name == n }) {
+				out = append(out, Tool{Name: n, Mode: l.mode(n)})
+			}
 			continue
 		}
 		for _, t := range l.mcpTools(g) {
@@ -75,6 +78,15 @@ func (l *Loop) toolSet() []Tool {
 		}
 	}
 	return out[:min(len(out), signals.MaxTools)]
+}
+
+// toolName is the name the model calls the agent's tool entry by: the
+// entry itself, but for a remote A2A agent ("a2a:<name>", RulesA2A on).
+func (l *Loop) toolName(entry string) string {
+	if name, ok := signals.ParseA2AEntry(entry); ok && l.cfg.Rules >= RulesA2A {
+		return signals.A2AToolName(name)
+	}
+	return entry
 }
 
 // stepTool is the step's tool called name.

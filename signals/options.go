@@ -51,6 +51,10 @@ func ValidateOptions(o AgentOptions, known, providers []string) error {
 			if err := validMCPGrant(t, known); err != nil {
 				return fail("%w", err)
 			}
+		case strings.HasPrefix(t, A2APrefix):
+			if err := validA2AEntry(t, known); err != nil {
+				return fail("%w", err)
+			}
 		case known != nil && !slices.Contains(known, t):
 			return fail("tool %q is not offered by this worker", t)
 		}

@@ -2,6 +2,7 @@ package configfx
 
 import (
 	"io"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -45,4 +46,25 @@ func TestA2ABeyondLoopbackNeedsATokenAndTLSAndAReachableURL(t *testing.T) {
 	_, err := Load([]string{"--dev", "--a2a-addr", "0.0.0.0:8290", "--a2a-tls-cert", "c", "--a2a-tls-key", "k", "--a2a-url", "https://agents.example"},
 		func(k string) string { return map[string]string{EnvA2AToken: "t"}[k] }, io.Discard)
 	require.NoError(t, err, "beyond loopback with a token, TLS and a URL")
+}
+
+func TestRemoteA2AAgentsComeFromTheConfigFileTheFlagOrVariableNames(t *testing.T) {
+	path := writeFile(t, `{"agents":{"helper":{"url":"http://127.0.0.1:8290/","token_env":"HELPER_TOKEN"}}}`)
+	for name, args := range map[string][]string{"flag": {"--a2a-config", path}, "variable": nil} {
+		t.Run(name, func(t *testing.T) {
+			vars := map[string]string{"HELPER_TOKEN": "t"}
+			if args == nil {
+				vars[EnvA2AConfig] = path
+			}
+			cfg, err := Load(args, func(k string) string { return vars[k] }, io.Discard)
+			require.NoError(t, err)
+			require.Equal(t, []string{"helper"}, cfg.A2ATools.Names())
+			require.Equal(t, "t", cfg.A2ATools.Agents["helper"].Token)
+		})
+	}
+	missing := filepath.Join(t.TempDir(), "none.json")
+	_, err := Load([]string{"--a2a-config", missing}, func(string) string { return "" }, io.Discard)
+	require.ErrorContains(t, err, "--a2a-config "+missing+": open "+missing+": no such file or directory")
+	_, err = Load([]string{"--a2a-config", path}, func(string) string { return "" }, io.Discard)
+	require.ErrorContains(t, err, `--a2a-config `+path+`: agent "helper": token_env takes the token from HELPER_TOKEN, which is not set`)
 }

@@ -16,6 +16,7 @@ import (
 
 	"go.uber.org/fx"
 
+	"github.com/tetherdev/tether/activities/a2atool"
 	"github.com/tetherdev/tether/activities/mcp"
 	"github.com/tetherdev/tether/activities/stream"
 	"github.com/tetherdev/tether/activities/tools"
@@ -88,6 +89,9 @@ type Config struct {
 	// MCP is the MCP servers of --mcp-config (TETHER_MCP_CONFIG); none
 	// without one.
 	MCP mcp.Config
+	// A2ATools is the remote A2A agents of --a2a-config
+	// (TETHER_A2A_CONFIG) offered as tools; none without one.
+	A2ATools a2atool.Config
 	// Telemetry: traces and metrics.
 	Telemetry TelemetryConfig
 	// Versioning is Worker Deployment Versioning (--versioning).
@@ -182,6 +186,9 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 	if err := loadMCP(&c, p.mcpConfig, env); err != nil {
 		return Config{}, err
 	}
+	if err := loadA2A(&c, p.a2aConfig, env); err != nil {
+		return Config{}, err
+	}
 	if err := c.resolveBlob(fs, env); err != nil {
 		return Config{}, err
 	}
@@ -199,6 +206,7 @@ type pending struct {
 	demo         bool
 	keyEnv, deny string
 	mcpConfig    string
+	a2aConfig    string
 	codec        codecFlags
 }
 
@@ -257,6 +265,7 @@ func flags(c *Config, env func(string) string) (*flag.FlagSet, *pending) {
 	fs.IntVar(&c.Workflow.MaxRunTurns, "max-run-turns", 0, "continue an agent as new after this many turns in one run (0: when Temporal suggests)")
 	fs.IntVar(&c.Workflow.MaxRunEvents, "max-run-events", 0, "continue an agent as new once its run has this many history events (0: when Temporal suggests)")
 	fs.StringVar(&p.mcpConfig, "mcp-config", env(EnvMCPConfig), "JSON file of the MCP servers whose tools agents may enable (README: MCP tools)")
+	fs.StringVar(&p.a2aConfig, "a2a-config", env(EnvA2AConfig), "JSON file of the remote A2A agents agents may call as tools, a2a:<name> (README: Agents over A2A)")
 	consoleFlags(fs, env, &c.Console)
 	a2aFlags(fs, env, &c.A2A)
 	p.codec.register(fs, env, &c.Codec)
@@ -283,6 +292,23 @@ func hardLinksFromEnv(fs *flag.FlagSet, env func(string) string, t *ToolsConfig)
 		return fmt.Errorf("%s=%q: want true or false", EnvWorkspaceHardLinks, v)
 	}
 	t.AllowHardLinks = allow
+	return nil
+}
+
+// EnvA2AConfig names the A2A config file when --a2a-config does not.
+const EnvA2AConfig = "TETHER_A2A_CONFIG"
+
+// loadA2A reads the A2A config file, if one is named; its tokens come
+// from env.
+func loadA2A(c *Config, path string, env func(string) string) error {
+	if path == "" {
+		return nil
+	}
+	cfg, err := a2atool.Load(path, env)
+	if err != nil {
+		return fmt.Errorf("--a2a-config %s: %w", path, err)
+	}
+	c.A2ATools = cfg
 	return nil
 }
 
@@ -397,7 +423,7 @@ func (c Config) DataPath() (string, error) { return filepath.Abs(c.DataDir) }
 // Module supplies the configuration and its parts (parts.go).
 func Module(c Config) fx.Option {
 	return fx.Module("config",
-		fx.Supply(c, c.Provider, c.Tools, c.Workflow, c.Stream, c.MCP, c.Telemetry, c.Console, c.A2A, c.Codec, c.Caps, c.Blob, c.Versioning,
+		fx.Supply(c, c.Provider, c.Tools, c.Workflow, c.Stream, c.MCP, c.A2ATools, c.Telemetry, c.Console, c.A2A, c.Codec, c.Caps, c.Blob, c.Versioning,
 			c.Queue(), c.ClientPart(), c.DevPart(), c.DemoPart(), c.Tuning()),
 	)
 }

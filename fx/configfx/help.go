@@ -26,7 +26,7 @@ var helpGroups = []helpGroup{
 	}, []string{"TEMPORAL_API_KEY", "TEMPORAL_TLS_* (client certificate, server CA, server name)",
 		"TEMPORAL_PROFILE and TEMPORAL_CONFIG_FILE (a profile of temporal.toml)"}},
 	{"worker", []string{
-		"task-queue", "v", "verbose", "workspace", "workspace-deny", "workspace-hard-links", "mcp-config", "tool-timeout", "model-timeout",
+		"task-queue", "v", "verbose", "workspace", "workspace-deny", "workspace-hard-links", "mcp-config", "a2a-config", "tool-timeout", "model-timeout",
 		"heartbeat-timeout", "heartbeat-interval", "sticky-timeout", "cached-agents", "max-run-turns", "max-run-events",
 		"stream-addr", "stream-url", "stream-tls-cert", "stream-tls-key", "stream-max-subscribers", "stream-max-per-stream",
 	}, nil},
@@ -54,7 +54,7 @@ var flagEnv = map[string]string{
 	"provider": "TETHER_PROVIDER", "openai-base-url": "OPENAI_BASE_URL", "openai-model": "OPENAI_MODEL",
 	"anthropic-base-url": "ANTHROPIC_BASE_URL", "anthropic-model": "ANTHROPIC_MODEL",
 	"anthropic-cache-ttl": EnvAnthropicCacheTTL, "openai-cache-retention": EnvOpenAICacheRetention,
-	"mcp-config": EnvMCPConfig, "workspace-hard-links": EnvWorkspaceHardLinks, "console-tls-cert": EnvConsoleTLSCert, "console-tls-key": EnvConsoleTLSKey,
+	"mcp-config": EnvMCPConfig, "a2a-config": EnvA2AConfig, "workspace-hard-links": EnvWorkspaceHardLinks, "console-tls-cert": EnvConsoleTLSCert, "console-tls-key": EnvConsoleTLSKey,
 	"a2a-profiles": EnvA2AProfiles, "a2a-tls-cert": EnvA2ATLSCert, "a2a-tls-key": EnvA2ATLSKey,
 	"codec-key-file": codec.EnvKeyFile, "codec-key-id": codec.EnvKeyID,
 	"blob-dir": EnvBlobDir, "blob-store": EnvBlobStore, "blob-threshold": EnvBlobThreshold,

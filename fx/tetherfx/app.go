@@ -11,6 +11,7 @@ import (
 	"go.uber.org/fx/fxevent"
 
 	"github.com/tetherdev/tether/fx/a2afx"
+	"github.com/tetherdev/tether/fx/a2atoolfx"
 	"github.com/tetherdev/tether/fx/codecfx"
 	"github.com/tetherdev/tether/fx/configfx"
 	"github.com/tetherdev/tether/fx/consolefx"
@@ -59,6 +60,9 @@ func Worker(cfg configfx.Config, logs io.Writer) fx.Option {
 	}
 	if len(cfg.MCP.Servers) > 0 {
 		opts = append(opts, mcpfx.Module)
+	}
+	if len(cfg.A2ATools.Agents) > 0 {
+		opts = append(opts, a2atoolfx.Module)
 	}
 	if cfg.Console.Addr != "" {
 		opts = append(opts, consolefx.Module)
