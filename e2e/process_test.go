@@ -39,6 +39,9 @@ func TestMain(m *testing.M) {
 	if addr := os.Getenv(envWorkerAddr); addr != "" {
 		os.Exit(runWorkerProcess(addr))
 	}
+	if args := os.Getenv(envAppArgs); args != "" {
+		os.Exit(runAppProcess(strings.Split(args, "\x1f")))
+	}
 	os.Exit(m.Run())
 }
 
