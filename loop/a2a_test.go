@@ -17,7 +17,7 @@ func TestAnA2AEntryOffersTheWorkersRemoteAgentToolAndItsCallRunsAsARegularActivi
 	})
 	d.followup("f1")
 	d.resume()
-	require.Equal(t, []string{"clock", "a2a__helper"}, inFlight[CallModel](d)[0].Input.Call.Tools,
+	require.Equal(t, []string{"clock", "a2a__helper"}, inFlight[CallModel](d)[0].Call.Tools,
 		"the entry and the tool's own name are one tool")
 	d.answerModel(calls("a2a__helper"))
 	st := inFlight[StartTool](d)[0]
@@ -31,6 +31,6 @@ func TestUnderRulesBeforeA2AAnA2AEntryIsAToolNameAsBefore(t *testing.T) {
 	d := newDriver(t, signals.AgentOptions{Tools: []string{"a2a:helper"}}, func(c *Config) { c.Rules = Rules5 })
 	d.followup("f1")
 	d.resume()
-	require.Equal(t, []string{"a2a:helper"}, inFlight[CallModel](d)[0].Input.Call.Tools)
+	require.Equal(t, []string{"a2a:helper"}, inFlight[CallModel](d)[0].Call.Tools)
 	d.requireOK()
 }
