@@ -158,10 +158,3 @@ func (s settings) decorateProviders(p providerfx.Providers) (providerfx.Provider
 	}
 	return out, nil
 }
-
-// unknownProvider is WithDefaultProvider naming no provider.
-type unknownProvider struct{ name string }
-
-func (e *unknownProvider) Error() string {
-	return "the default provider " + e.name + " is not one of the worker's: add it with tether.WithProvider"
-}

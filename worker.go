@@ -23,9 +23,6 @@ type Worker struct {
 	ran  atomic.Bool
 }
 
-// ErrRan is Run's error when the Worker has already run.
-var ErrRan = errors.New("tether: a Worker runs only once: make another with NewWorker")
-
 // NewWorker configures a worker: by default as `worker` with no flags
 // would be (a Temporal server at the temporal.toml profile's address, else
 // localhost:7233, the scripted model unless a provider is configured), with

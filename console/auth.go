@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
-	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -26,15 +25,6 @@ const (
 	csrfHeader  = "X-CSRF-Token"
 	loginBurst  = 5
 	loginRefill = 20 * time.Second
-)
-
-var (
-	errReadOnly    = errors.New("the console is read-only: start it with " + EnvToken + " set to act on agents")
-	errLogin       = errors.New("log in with the operator token to do this")
-	errBadToken    = errors.New("wrong token")
-	errCSRF        = errors.New("the form is stale or came from elsewhere: reload the page and try again")
-	errCrossOrigin = errors.New("cross-origin request refused")
-	errTooMany     = errors.New("too many wrong tokens from your address: wait and try again")
 )
 
 // auth decides who may read and who may act, by login's Door: sessions

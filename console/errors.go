@@ -3,6 +3,7 @@ package console
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"unicode"
@@ -130,3 +131,19 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, status int, err er
 	back := r.Referer()
 	s.render(w, r, status, "error", errorView{Status: status, Code: code, Message: err.Error(), Back: safeNext(pathOf(back))})
 }
+
+// The refusals of the console's login and actions (auth.go).
+var (
+	errReadOnly    = errors.New("the console is read-only: start it with " + EnvToken + " set to act on agents")
+	errLogin       = errors.New("log in with the operator token to do this")
+	errBadToken    = errors.New("wrong token")
+	errCSRF        = errors.New("the form is stale or came from elsewhere: reload the page and try again")
+	errCrossOrigin = errors.New("cross-origin request refused")
+	errTooMany     = errors.New("too many wrong tokens from your address: wait and try again")
+)
+
+// ErrShortToken refuses a guessable operator token.
+var ErrShortToken = fmt.Errorf("console token must be at least %d bytes", MinTokenBytes)
+
+// ErrBlankToken refuses an operator token of only whitespace.
+var ErrBlankToken = errors.New("console token is only whitespace")

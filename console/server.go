@@ -4,7 +4,6 @@ import (
 	"crypto/tls"
 	"embed"
 	"errors"
-	"fmt"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -77,12 +76,6 @@ const (
 	// reached by (a proxy's or a DNS name), as the worker reads it.
 	EnvAllowedHosts = "TETHER_ALLOWED_HOSTS"
 )
-
-// ErrShortToken refuses a guessable operator token.
-var ErrShortToken = fmt.Errorf("console token must be at least %d bytes", MinTokenBytes)
-
-// ErrBlankToken refuses an operator token of only whitespace.
-var ErrBlankToken = errors.New("console token is only whitespace")
 
 // Server is a console. Close it to stop its live feeds.
 type Server struct {

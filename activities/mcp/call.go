@@ -92,30 +92,6 @@ func (c *Caller) fault(tool signals.MCPGrant, err error) error {
 	return f
 }
 
-// Fault is a call its server gave no answer: Why says how, Hint where an
-// operator reads more. The model may read ModelText, never the hint: it
-// names the worker's insides.
-type Fault struct {
-	Tool, Server string
-	Why, Hint    string
-	err          error
-}
-
-func (f *Fault) Error() string {
-	why := f.Why
-	if f.Hint != "" {
-		why += " (" + f.Hint + ")"
-	}
-	return fmt.Sprintf("call tool %q of MCP server %q: no answer: %s: %v", f.Tool, f.Server, why, f.err)
-}
-
-// ModelText is the fault as the model may read it: without the hint.
-func (f *Fault) ModelText() string {
-	return fmt.Sprintf("call tool %q of MCP server %q: no answer: %s: %v", f.Tool, f.Server, f.Why, f.err)
-}
-
-func (f *Fault) Unwrap() error { return f.err }
-
 // objectArguments checks that args is a JSON object; none is {}.
 func objectArguments(args json.RawMessage) (json.RawMessage, bool) {
 	if len(args) == 0 {

@@ -81,3 +81,30 @@ func (t refusals) RoundTrip(r *http.Request) (*http.Response, error) {
 	_ = resp.Body.Close()
 	return nil, &refusal{status: resp.StatusCode}
 }
+
+// errClosed fails calls on a Manager that was closed.
+var errClosed = errors.New("the worker is stopping")
+
+// Fault is a call its server gave no answer: Why says how, Hint where an
+// operator reads more. The model may read ModelText, never the hint: it
+// names the worker's insides.
+type Fault struct {
+	Tool, Server string
+	Why, Hint    string
+	err          error
+}
+
+func (f *Fault) Error() string {
+	why := f.Why
+	if f.Hint != "" {
+		why += " (" + f.Hint + ")"
+	}
+	return fmt.Sprintf("call tool %q of MCP server %q: no answer: %s: %v", f.Tool, f.Server, why, f.err)
+}
+
+// ModelText is the fault as the model may read it: without the hint.
+func (f *Fault) ModelText() string {
+	return fmt.Sprintf("call tool %q of MCP server %q: no answer: %s: %v", f.Tool, f.Server, f.Why, f.err)
+}
+
+func (f *Fault) Unwrap() error { return f.err }

@@ -18,9 +18,6 @@ import (
 // again); then, on Linux, what is left of its process group is killed.
 const StopWait = 2 * time.Second
 
-// errClosed fails calls on a Manager that was closed.
-var errClosed = errors.New("the worker is stopping")
-
 // Manager holds one MCP session per configured server for the whole
 // worker. A session is opened by its first use, shared by every call and
 // listing (the SDK multiplexes concurrent requests on it), dropped when it

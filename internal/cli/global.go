@@ -9,9 +9,6 @@ import (
 	"github.com/tetherdev/tether/signals"
 )
 
-// errHelp is a request for the usage text.
-var errHelp = errors.New("help")
-
 // global is the command line before the command's own flags.
 type global struct {
 	address, namespace, taskQueue string

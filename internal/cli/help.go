@@ -5,12 +5,6 @@ import (
 	"strings"
 )
 
-// helpError is a request for one command's usage (-h or --help after the
-// command): answered from Usage, exit 0, without a server.
-type helpError struct{ command string }
-
-func (h *helpError) Error() string { return h.command + ": help requested" }
-
 // messageCommands share their notes in Usage.
 var messageCommands = []string{"followup", "steer", "inject"}
 

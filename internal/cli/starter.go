@@ -131,9 +131,6 @@ payload encryption: the worker's keys in TETHER_CODEC_KEYS or TETHER_CODEC_KEY_F
 (active key TETHER_CODEC_KEY_ID), else the profile's codec endpoint, if any
 `
 
-// ErrUsage marks a command line that could not be parsed.
-var ErrUsage = errors.New("usage")
-
 // errNoCommand is a command line without a command: the usage is the answer.
 var errNoCommand = fmt.Errorf("%w: no command", ErrUsage)
 
