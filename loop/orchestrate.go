@@ -117,6 +117,12 @@ func (o *orchestrator) checkDecision(v Verdict, d signals.Decision) error {
 	if k := o.state.Pending[i].Kind; k != want {
 		return fmt.Errorf("%w: call %s waits for %s, not %s", signals.ErrNoSuchDecision, d.CallID, k, v)
 	}
+	if o.waiting(d.CallID) == nil {
+		// Listed until the next Resume commits it, but a cancel already
+		// answered it: refused here, as decide would, so the shell's
+		// validator and the loop agree and nothing is accepted in vain.
+		return fmt.Errorf("%w: call %s (its turn is being canceled)", signals.ErrNoSuchDecision, d.CallID)
+	}
 	if o.recent.seen[d.ID] {
 		return fmt.Errorf("%w: %s", signals.ErrDuplicateID, d.ID)
 	}

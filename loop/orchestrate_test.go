@@ -444,3 +444,30 @@ func TestTheStatusViewIsBoundedWhateverTheInboxHolds(t *testing.T) {
 	require.NoError(t, err)
 	require.Less(t, len(b), 128<<10, "far below the 2 MB answer limit")
 }
+
+// Found by the property test (a cancel was the last input while a question
+// waited): between a cancel and the Resume that commits what it answered,
+// the question is still listed, but no decision for it is accepted any
+// more, by the validator's check as by the loop, and the Resume closes the
+// turn with the call canceled.
+func TestAQuestionACancelAnsweredTakesNoDecisionAndTheResumeClosesTheTurn(t *testing.T) {
+	d := parentDriver(t, signals.AgentOptions{})
+	d.followup("f1")
+	d.resume()
+	d.answerModel(callsWith(signals.AskHumanTool, `{"question":"why?"}`))
+	require.Len(t, d.l.Status().Pending, 1)
+	d.step(Cancel{Cause: "stop", KeepInbox: true})
+	answer := signals.Decision{ID: "a1", CallID: "c0", Decider: "kim", Text: "because"}
+	require.ErrorIs(t, d.l.CheckDecision(Answer, answer), signals.ErrNoSuchDecision,
+		"the validator refuses what the loop would refuse")
+	rd := d.step(Decide{Verdict: Answer, Decision: answer})
+	require.ErrorIs(t, rd.Err, signals.ErrNoSuchDecision)
+	require.Empty(t, rd.Recorded, "a refused decision records nothing")
+	d.resume()
+	evs := d.events()
+	require.Equal(t, eventlog.ToolCanceled, only[eventlog.ToolResult](evs)[0].Outcome)
+	require.Equal(t, eventlog.EndCanceled, only[eventlog.TurnEnd](evs)[0].Reason)
+	require.Empty(t, d.l.Status().Pending)
+	require.False(t, d.l.State().InTurn)
+	d.requireOK()
+}

@@ -541,17 +541,27 @@ func (s *pshell) drain() bool {
 			return true
 		}
 		st := s.l.State()
-		switch {
-		case len(s.out) > 0:
-			s.feed(s.succeed(s.out[0]))
-		case len(st.Pending) > 0:
+		// A call waiting for a person is answered while the loop would take
+		// the answer. One a cancel already answered stays listed until the
+		// next Resume commits it (the shell resumes at once): resume then.
+		var decide *Decide
+		if len(st.Pending) > 0 {
 			p := st.Pending[0]
-			s.seq++
 			v := Approve
 			if p.Kind == eventlog.NeedAnswer {
 				v = Answer
 			}
-			s.feed(Decide{Verdict: v, Decision: signals.Decision{ID: eventlog.MessageID(fmt.Sprintf("drain-%d", s.seq)), CallID: p.CallID, Text: "yes"}})
+			d := Decide{Verdict: v, Decision: signals.Decision{ID: eventlog.MessageID(fmt.Sprintf("drain-%d", s.seq+1)), CallID: p.CallID, Text: "yes"}}
+			if s.l.CheckDecision(d.Verdict, d.Decision) == nil {
+				decide = &d
+			}
+		}
+		switch {
+		case len(s.out) > 0:
+			s.feed(s.succeed(s.out[0]))
+		case decide != nil:
+			s.seq++
+			s.feed(*decide)
 		case len(s.mail) > 0:
 			s.deliver(s.deliverable()[0])
 		case s.waitedFor() != nil:
