@@ -152,7 +152,9 @@ func TestBrowserWatchesTokensApprovesACallFollowsAChildCancelsATurnAndLosesNothi
 	eval(`(() => { const s = document.getElementById('scrub-at'); s.value = '` + end1 + `'; s.dispatchEvent(new Event('change')); return ''; })()`)
 	wait(`location.search === '?at=` + end1 + `' && !!document.getElementById('scrubbed')`)
 	require.Equal(t, "1|0|0|0", eval(`[document.querySelectorAll('#turn-1').length, document.querySelectorAll('#turn-2, #turn-3').length,
-		document.querySelectorAll('form[data-act]').length, document.querySelectorAll('.live').length].join('|')`))
+		document.querySelectorAll('form[data-act]:not(#fork-form)').length, document.querySelectorAll('.live').length].join('|')`),
+		"turn 1 only, no form that acts on the agent (the fork form starts another), nothing live")
+	require.Equal(t, "1", eval(`String(document.querySelectorAll('#fork-form').length)`), "a scrubbed page offers to fork from there")
 	require.Contains(t, eval(`document.getElementById('scrubbed').textContent`), "Viewing the session as of seq "+end1)
 	eval(`(window.scrollTo(0, 0), "")`)
 	browsertest.Screenshot(t, b, filepath.Join(docs, "console-replay.png"))
