@@ -1,3 +1,6 @@
+// Named to sort after cache_test.go: the SDK's sticky cache takes its size
+// when the process's first worker is created, which must be the cache test's.
+
 package tetherfx
 
 import (
