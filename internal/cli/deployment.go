@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -31,42 +32,61 @@ func (e env) deploymentName(flagValue string) string {
 }
 
 // deployment shows the versions of the worker deployment and the agents
-// running on each (`starter deployment`), or makes a version current
+// running on each (`starter deployment`), makes a version current
 // (`starter deployment current BUILD`): new agents start on it, and every
-// agent pinned to another moves to it when it continues as new.
+// agent pinned to another moves to it when it continues as new; ramps one
+// (`deployment ramp BUILD PERCENT`, `ramp --clear`) or rolls back to the
+// version current before (`deployment rollback`, ramp.go).
 func deployment(_ Starter, args []string) (action, error) {
 	fs := flag.NewFlagSet("deployment", flag.ContinueOnError)
 	name := fs.String("deployment-name", "", "the workers' --deployment-name (default "+EnvDeploymentName+", else the task queue)")
-	pos, err := parseUpTo(fs, args, []string{"current", "BUILD"})
-	switch {
-	case err != nil:
+	clear := fs.Bool("clear", false, "with ramp: stop ramping (no version ramps)")
+	if err := negativePercent(args); err != nil {
 		return nil, err
-	case len(pos) == 0:
-		return func(ctx context.Context, e env) error { return showDeployment(ctx, e, e.deploymentName(*name)) }, nil
-	case pos[0] != "current" || len(pos) != 2:
-		return nil, fmt.Errorf("%w: deployment takes nothing (list the versions) or current BUILD (make BUILD current)", ErrUsage)
 	}
-	return func(ctx context.Context, e env) error {
-		dep := e.deploymentName(*name)
-		h := e.conn.c.WorkerDeploymentClient().GetHandle(dep)
-		d, err := h.Describe(ctx, client.WorkerDeploymentDescribeOptions{})
-		if err != nil {
-			return fmt.Errorf("describe deployment %s (workers with --versioning create it): %w", dep, err)
-		}
-		// The conflict token refuses the change if another came between.
-		_, err = h.SetCurrentVersion(ctx, client.WorkerDeploymentSetCurrentVersionOptions{BuildID: pos[1], ConflictToken: d.ConflictToken})
-		if err != nil {
-			return fmt.Errorf("make %s current in deployment %s (a version exists once one of its workers polled: "+
-				"is a worker of build %s running with --versioning?): %w", pos[1], dep, pos[1], err)
-		}
-		prev := "none"
-		if p := d.Info.RoutingConfig.CurrentVersion; p != nil {
-			prev = p.BuildID
-		}
-		e.printf("%s is current in deployment %s (was %s): new agents start on it; agents on other versions move "+
-			"when they continue as new (starter upgrade --all asks them to now)\n", pos[1], dep, prev)
-		return nil
-	}, nil
+	pos, err := parseUpTo(fs, args, []string{"current|ramp|rollback", "BUILD", "PERCENT"})
+	if err != nil {
+		return nil, err
+	}
+	dep := func(e env) string { return e.deploymentName(*name) }
+	if *clear && (len(pos) == 0 || pos[0] != "ramp") {
+		return nil, fmt.Errorf("%w: deployment --clear goes with ramp: deployment ramp --clear", ErrUsage)
+	}
+	switch {
+	case len(pos) == 0:
+		return func(ctx context.Context, e env) error { return showDeployment(ctx, e, dep(e)) }, nil
+	case pos[0] == "current" && len(pos) == 2:
+		return func(ctx context.Context, e env) error { return makeCurrent(ctx, e, dep(e), pos[1]) }, nil
+	case pos[0] == "ramp":
+		return rampAction(pos[1:], *clear, dep)
+	case pos[0] == "rollback" && len(pos) == 1:
+		return func(ctx context.Context, e env) error { return rollback(ctx, e, dep(e)) }, nil
+	}
+	return nil, fmt.Errorf("%w: deployment takes nothing (list the versions), current BUILD (make BUILD current), "+
+		"ramp BUILD PERCENT or ramp --clear (send PERCENT of new runs to BUILD, or stop), or rollback "+
+		"(make the version current before the current one current again)", ErrUsage)
+}
+
+// makeCurrent makes build the current version of dep.
+func makeCurrent(ctx context.Context, e env, dep, build string) error {
+	h := e.conn.c.WorkerDeploymentClient().GetHandle(dep)
+	d, err := h.Describe(ctx, client.WorkerDeploymentDescribeOptions{})
+	if err != nil {
+		return fmt.Errorf("describe deployment %s (workers with --versioning create it): %w", dep, err)
+	}
+	// The conflict token refuses the change if another came between.
+	_, err = h.SetCurrentVersion(ctx, client.WorkerDeploymentSetCurrentVersionOptions{BuildID: build, ConflictToken: d.ConflictToken})
+	if err != nil {
+		return fmt.Errorf("make %s current in deployment %s (a version exists once one of its workers polled: "+
+			"is a worker of build %s running with --versioning?): %w", build, dep, build, err)
+	}
+	prev := "none"
+	if p := d.Info.RoutingConfig.CurrentVersion; p != nil {
+		prev = p.BuildID
+	}
+	e.printf("%s is current in deployment %s (was %s): new agents start on it; agents on other versions move "+
+		"when they continue as new (starter upgrade --all asks them to now)\n", build, dep, prev)
+	return nil
 }
 
 func showDeployment(ctx context.Context, e env, dep string) error {
@@ -84,7 +104,7 @@ func showDeployment(ctx context.Context, e env, dep string) error {
 	}
 	e.printf("deployment %s: current %s\n", dep, cmp.Or(current, "none"))
 	if ramping != "" {
-		e.printf("ramping %s at %.0f%%\n", ramping, rc.RampingVersionPercentage)
+		e.printf("ramping %s at %s\n", ramping, rampShown(rc.RampingVersionPercentage))
 	}
 	e.printf("%-16s %-10s %-10s %s\n", "BUILD", "ROLE", "AGENTS", "DRAINAGE")
 	for _, v := range d.Info.VersionSummaries {
@@ -108,16 +128,17 @@ func showDeployment(ctx context.Context, e env, dep string) error {
 // server's own versioning attribute.
 func (e env) countOn(ctx context.Context, dep, build string) (int64, error) {
 	res, err := e.conn.c.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{
-		Namespace: e.conn.namespace, Query: onVersion(dep, build, "=")})
+		Namespace: e.conn.namespace, Query: onVersion(dep, build)})
 	return res.GetCount(), err
 }
 
-// onVersion is the visibility query of the open agents on (op "=") or
-// off (op "!=") a version.
-func onVersion(dep, build, op string) string {
-	return fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus = 'Running' AND TemporalWorkerDeploymentVersion %s '%s:%s'",
-		signals.AgentWorkflow, op, dep, build)
+// onVersion is the visibility query of the open agents on a version.
+func onVersion(dep, build string) string {
+	return fmt.Sprintf("%s AND TemporalWorkerDeploymentVersion = '%s:%s'", openAgents, dep, build)
 }
+
+// openAgents is the visibility query of every open agent.
+var openAgents = fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus = 'Running'", signals.AgentWorkflow)
 
 func drainage(s client.WorkerDeploymentVersionDrainageStatus) string {
 	switch s {
@@ -183,7 +204,11 @@ func upgradeAll(ctx context.Context, e env, dep string, pace time.Duration, para
 	if cur == nil {
 		return fmt.Errorf("deployment %s has no current version to move agents to: starter deployment current BUILD", dep)
 	}
-	ids, err := e.agentsOff(ctx, dep, cur.BuildID)
+	stay := []string{cur.BuildID}
+	if r := d.Info.RoutingConfig.RampingVersion; r != nil {
+		stay = append(stay, r.BuildID)
+	}
+	ids, err := e.agentsOff(ctx, dep, stay)
 	if err != nil {
 		return err
 	}
@@ -220,20 +245,21 @@ func upgradeAll(ctx context.Context, e env, dep string, pace time.Duration, para
 	}
 	wg.Wait()
 	e.printf("%d of %d agents not on %s upgraded\n", len(ids)-len(failed), len(ids), cur.BuildID)
+	e.printSkipped(ctx, dep, stay)
 	return cmp.Or(errors.Join(failed...), ctx.Err())
 }
 
-// agentsOff lists the open agents on a version of dep other than build
-// (by the server's versioning attribute; agents an unversioned worker
-// runs have none and are not listed).
-func (e env) agentsOff(ctx context.Context, dep, build string) ([]string, error) {
+// agentsOff lists the open agents on a version of dep other than those
+// in stay (by the server's versioning attributes; agents an unversioned
+// worker runs have none and are not listed, nor are another deployment's).
+func (e env) agentsOff(ctx context.Context, dep string, stay []string) ([]string, error) {
 	var ids []string
 	var token []byte
 	for {
 		res, err := e.conn.c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
-			Namespace: e.conn.namespace, Query: onVersion(dep, build, "!="), NextPageToken: token, PageSize: 1000})
+			Namespace: e.conn.namespace, Query: offVersions(dep, stay), NextPageToken: token, PageSize: 1000})
 		if err != nil {
-			return nil, fmt.Errorf("list agents not on %s: %w", build, err)
+			return nil, fmt.Errorf("list agents not on %s: %w", strings.Join(stay, " or "), err)
 		}
 		for _, w := range res.GetExecutions() {
 			ids = append(ids, w.GetExecution().GetWorkflowId())
@@ -241,6 +267,43 @@ func (e env) agentsOff(ctx context.Context, dep, build string) ([]string, error)
 		if token = res.GetNextPageToken(); len(token) == 0 {
 			return ids, nil
 		}
+	}
+}
+
+// offVersions is the visibility query of the open agents of dep on none
+// of the builds in stay.
+func offVersions(dep string, stay []string) string {
+	vs := make([]string, len(stay))
+	for i, b := range stay {
+		vs[i] = "'" + dep + ":" + b + "'"
+	}
+	return fmt.Sprintf("%s AND TemporalWorkerDeployment = '%s' AND TemporalWorkerDeploymentVersion NOT IN (%s)",
+		openAgents, dep, strings.Join(vs, ", "))
+}
+
+// printSkipped says how many open agents upgrade --all left alone, and
+// why: each reason with a count is one line. A count that fails is left
+// out: the upgrade itself is done.
+func (e env) printSkipped(ctx context.Context, dep string, stay []string) {
+	reasons := []struct{ query, why string }{
+		{openAgents + " AND TemporalWorkerDeploymentVersion IS NULL",
+			"not versioned (run by workers without --versioning, which pin nothing: starter upgrade ID continues " +
+				"one as new, on whichever worker takes it)"},
+		{openAgents + " AND TemporalWorkerDeployment IS NOT NULL AND TemporalWorkerDeployment != '" + dep + "'",
+			"on another deployment (--deployment-name names it)"},
+	}
+	if len(stay) > 1 {
+		reasons = append(reasons, struct{ query, why string }{
+			onVersion(dep, stay[1]),
+			"on the ramping version " + stay[1] + " (the ramp picks by agent ID: a next run would start there again)"})
+	}
+	for _, r := range reasons {
+		res, err := e.conn.c.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{Namespace: e.conn.namespace, Query: r.query})
+		if err != nil || res.GetCount() == 0 {
+			continue
+		}
+		n := res.GetCount()
+		e.printf("%d %s skipped: %s\n", n, map[bool]string{true: "agent", false: "agents"}[n == 1], r.why)
 	}
 }
 

@@ -109,10 +109,16 @@ commands (COMMAND -h prints one command's usage):
                            or ramping, how many open agents run on each and whether it drained
   deployment current BUILD make BUILD current: new agents start on it, agents pinned to another
                            version move to it when they continue as new
+  deployment ramp BUILD PERCENT | ramp --clear
+                           send PERCENT (0 to 100; 0 pauses) of new agents and of agents continuing
+                           as new to BUILD instead of the current version, chosen by agent ID;
+                           --clear stops ramping
+  deployment rollback      make the version that was current before the current one current again
   upgrade ID | --all [--pace D] [--parallel N]
                            ask an agent to continue as new at its next idle, so it moves to the
-                           current version; --all: every open agent on another version, --pace
-                           apart (default 200ms), at most --parallel waiting (default 8)
+                           current version; --all: every open agent of the deployment on a version
+                           neither current nor ramping, --pace apart (default 200ms), at most
+                           --parallel waiting (default 8), and how many were skipped and why
   blobs gc [--grace D] [--dry-run]
                            delete the blobs of the worker's store (TETHER_BLOB_DIR or
                            TETHER_BLOB_STORE) that no workflow of the namespace references,

@@ -41,6 +41,7 @@ func TestStarterMessageCommandHelpShowsTheSharedNotesAndMessageSources(t *testin
 
 // Arguments the starter refuses before dialing: each is one line, exit 2.
 func TestStarterRefusesBadArgumentsBeforeDialing(t *testing.T) {
+	const deploymentUsage = "deployment takes nothing (list the versions), current BUILD (make BUILD current), ramp BUILD PERCENT or ramp --clear (send PERCENT of new runs to BUILD, or stop), or rollback (make the version current before the current one current again)"
 	addr := closedAddress(t)
 	cases := map[string]struct {
 		args []string
@@ -61,8 +62,17 @@ func TestStarterRefusesBadArgumentsBeforeDialing(t *testing.T) {
 		"upgrade nobody":           {[]string{"upgrade"}, "upgrade takes an agent ID or --all"},
 		"upgrade one and all":      {[]string{"upgrade", "--all", "a1"}, "upgrade takes an agent ID or --all"},
 		"upgrade at no pace":       {[]string{"upgrade", "--all", "--parallel", "0"}, "upgrade --pace must not be negative and --parallel must be at least 1"},
-		"deployment what":          {[]string{"deployment", "newest"}, "deployment takes nothing (list the versions) or current BUILD (make BUILD current)"},
-		"deployment current what":  {[]string{"deployment", "current"}, "deployment takes nothing (list the versions) or current BUILD (make BUILD current)"},
+		"deployment what":          {[]string{"deployment", "newest"}, deploymentUsage},
+		"deployment current what":  {[]string{"deployment", "current"}, deploymentUsage},
+		"rollback to what":         {[]string{"deployment", "rollback", "B"}, deploymentUsage},
+		"clear without ramp":       {[]string{"deployment", "--clear"}, "deployment --clear goes with ramp: deployment ramp --clear"},
+		"clear a build":            {[]string{"deployment", "ramp", "--clear", "B"}, "deployment ramp --clear takes no BUILD or PERCENT"},
+		"ramp no percent":          {[]string{"deployment", "ramp", "B"}, "deployment ramp takes BUILD PERCENT (0 to 100: the share of new runs that go to BUILD), or --clear"},
+		"ramp a word":              {[]string{"deployment", "ramp", "B", "half"}, `deployment ramp: PERCENT "half" is not a number (want 0 to 100)`},
+		"ramp not a number":        {[]string{"deployment", "ramp", "B", "NaN"}, `deployment ramp: PERCENT "NaN" is not a number (want 0 to 100)`},
+		"ramp over 100":            {[]string{"deployment", "ramp", "B", "101"}, "deployment ramp: PERCENT 101 is out of range (want 0 to 100)"},
+		"ramp below 0":             {[]string{"deployment", "ramp", "B", "-5%"}, "deployment ramp: PERCENT -5% is out of range (want 0 to 100)"},
+		"ramp too much":            {[]string{"deployment", "ramp", "B", "5", "6"}, `deployment takes current|ramp|rollback BUILD PERCENT, not also ["6"]`},
 		"an extra argument":        {[]string{"status", "a1", "a2"}, `status takes ID, not also ["a2"]`},
 	}
 	for name, tc := range cases {
