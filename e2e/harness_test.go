@@ -115,7 +115,11 @@ func (e *env) startWorker(ts ...tools.Tool) worker.Worker {
 	}
 	cfg.Providers = slices.Sorted(maps.Keys(providers))
 	return e.ts.NewWorkerWithOptions(signals.TaskQueue, func(r worker.Registry) {
-		if !e.workerOptions.DisableWorkflowWorker {
+		switch {
+		case e.workerOptions.DisableWorkflowWorker:
+		case e.workerOptions.DeploymentOptions.UseVersioning: // runs pinned, moved at Continue-As-New
+			workflows.RegisterVersioned(r, cfg)
+		default:
 			workflows.Register(r, cfg)
 		}
 		activities.Register(r, model, tool)
