@@ -40,7 +40,7 @@ func doneText(key string) string {
 	switch {
 	case message, decision:
 		return key
-	case key == "cancel", key == "dispose", key == "model", key == "start", key == "fork":
+	case key == "cancel", key == "dispose", key == "model", key == "start", key == "fork", key == "rewind":
 		return key
 	}
 	return ""

@@ -13,6 +13,12 @@
 // page names its source (its log's session/forked) and the source's lists
 // its forks (TetherForkOf); /diff?a=A&b=B shows two agents' conversations
 // side by side from where they part (agent.Diverge, as `starter diff`).
+// An operator rewinds an open agent to the end of a turn (each ended turn's
+// "Rewind to here", or the panel's form; agent.Handle.Rewind, recorded by
+// "console"): the page shows the rewind where it happened, and the turns it
+// went back past stay readable, set apart as no longer in the conversation
+// (a block's HTML still depends only on the log: the page's script gives an
+// operator's live page the turn's form, with its session's token).
 // A fork's log begins after its fork point: its page scrubs its own
 // positions, folded from its first run's seed.
 //

@@ -39,6 +39,8 @@ var errorKinds = []struct {
 	{signals.ErrCauseTooLarge, http.StatusBadRequest, "cause_too_large"},
 	{agent.ErrRejected, http.StatusBadRequest, "rejected"},
 	{errForkPosition, http.StatusConflict, "fork_position"},
+	{signals.ErrInvalidRewind, http.StatusConflict, "invalid_rewind"},
+	{signals.ErrRewindLost, http.StatusConflict, "rewind_lost"},
 	{loop.ErrNoUserMessage, http.StatusConflict, "no_user_message"},
 	{errReadOnly, http.StatusForbidden, "read_only"},
 	{errLogin, http.StatusUnauthorized, "login_required"},

@@ -205,18 +205,16 @@ func (f *feed) poll() (int, bool) {
 		return 0, false
 	}
 	f.mu.Lock()
-	var changed []*transcript.Block
 	for _, env := range envs {
-		b, err := f.tr.Apply(env)
-		if err != nil {
+		if _, err := f.tr.Apply(env); err != nil {
 			f.mu.Unlock()
 			f.s.o.Logger.Warn("Console feed cannot fold the log", "agent_id", f.h.ID, "error", err)
 			return 0, true
 		}
-		if b != nil && (len(changed) == 0 || changed[len(changed)-1] != b) {
-			changed = append(changed, b)
-		}
 	}
+	// Every block an event changed, not only the one it went to: a
+	// rewind also sets apart the turns it went back past.
+	changed := f.tr.Since(next)
 	tr := f.tr
 	f.mu.Unlock()
 	status := f.statusJSON(tr)

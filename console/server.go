@@ -168,6 +168,7 @@ func (s *Server) routes() {
 	agentRoute("POST /agents/{id}/dispose", s.operator(s.dispose))
 	agentRoute("POST /agents/{id}/model", s.operator(s.selectModel))
 	agentRoute("POST /agents/{id}/fork", s.operator(s.fork))
+	agentRoute("POST /agents/{id}/rewind", s.operator(s.rewind))
 	m.Handle("GET /diff", s.reader(s.diff))
 	for what := range decisions {
 		agentRoute("POST /agents/{id}/"+what, s.operator(s.decide(what)))

@@ -23,6 +23,9 @@ type Block struct {
 	// order.
 	Entries []Entry
 	Usage   Usage
+	// Rewound is set on a turn a later rewind went back past: it is still
+	// shown, set apart, but no longer in the conversation.
+	Rewound *Rewound
 }
 
 // Entry is a step or a note of a block.
@@ -33,6 +36,10 @@ type Entry struct {
 
 // Open reports whether the block is a turn that has not ended.
 func (b *Block) Open() bool { return b.Turn > 0 && b.End == nil }
+
+// Rewindable reports whether an operator may offer a rewind to the end
+// of this block: a turn that ended and was not rewound past.
+func (b *Block) Rewindable() bool { return b.IsTurn() && b.End != nil && b.Rewound == nil }
 
 // IsTurn reports whether the block is a turn (not a gap).
 func (b *Block) IsTurn() bool { return b.Turn > 0 }
@@ -84,6 +91,7 @@ const (
 	KindCall      Kind = "call"      // a tool call with its result
 	KindAttempt   Kind = "attempt"   // a failed model call
 	KindCompacted Kind = "compacted" // a compaction summary
+	KindRewound   Kind = "rewound"   // a rewind (session/rewound), where it happened
 	KindNote      Kind = "note"      // anything else worth a line
 )
 

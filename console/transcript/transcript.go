@@ -117,6 +117,8 @@ func (t *Transcript) apply(env eventlog.Envelope, e eventlog.Event) *Block {
 	case eventlog.SessionForked:
 		t.Fork = &e
 		return t.item(env, e)
+	case eventlog.SessionRewound:
+		return t.rewound(env, e)
 	case eventlog.TurnStart:
 		return t.turnStart(env, e)
 	case eventlog.TurnEnd:

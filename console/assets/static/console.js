@@ -54,6 +54,9 @@
       case 'approve': case 'deny': return `${d.done} recorded for ${d.call_id} (log #${d.seq})`;
       case 'answer': return `answer recorded for ${d.call_id} (log #${d.seq})`;
       case 'fork': return `forked as ${d.id}`;
+      case 'rewind':
+        return d.seq < 0 ? `already at the end of turn ${d.turn}: nothing recorded`
+          : `rewound to the end of turn ${d.turn} (log #${d.seq})`;
       default: return d.done;
     }
   }
@@ -67,6 +70,38 @@
   }
 
   const root = $('agent');
+
+  // A block depends only on the log, so it carries no form: an operator's
+  // live page gives each turn a rewind may go back to (data-rewind) its
+  // "Rewind to here" form, with this session's token.
+  function ownRewinds(scope) {
+    if (!root || root.dataset.live !== 'true' || !root.dataset.csrf) return;
+    scope.querySelectorAll('article.turn[data-rewind] .turn-head').forEach((head) => {
+      if (head.querySelector('form.rewind')) return;
+      const turn = head.parentElement.dataset.rewind;
+      const f = document.createElement('form');
+      f.className = 'rewind';
+      f.method = 'post';
+      f.action = `/agents/${encodeURIComponent(root.dataset.agent)}/rewind`;
+      f.dataset.act = 'rewind';
+      f.dataset.confirm = `Rewind to the end of turn ${turn}? The turns after it stay in the log, set apart, and leave the conversation.`;
+      for (const [name, value] of [['csrf', root.dataset.csrf], ['to_turn', turn]]) {
+        const i = document.createElement('input');
+        i.type = 'hidden';
+        i.name = name;
+        i.value = value;
+        f.append(i);
+      }
+      const b = document.createElement('button');
+      b.className = 'rewind-here';
+      b.textContent = 'Rewind to here';
+      b.title = `the conversation goes on from the end of turn ${turn}`;
+      f.append(b);
+      head.append(f);
+    });
+  }
+  ownRewinds(document);
+
   if (!root || root.dataset.live !== 'true') return;
 
   const transcript = $('transcript');
@@ -96,6 +131,7 @@
     if (!el) return;
     if (old) old.replaceWith(el); else { const none = $('no-turns'); if (none) none.remove(); transcript.append(el); }
     el.querySelectorAll('details[data-key]').forEach((d) => { if (open.includes(d.dataset.key)) d.open = true; });
+    ownRewinds(el);
     fillLive(el);
     if (follow) window.scrollTo(0, document.body.scrollHeight);
   }
