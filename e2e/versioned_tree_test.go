@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -31,19 +32,8 @@ func TestAVersionedTreeMovesParentAndChildEachAtItsOwnUpgrade(t *testing.T) {
 	e := newEnv(t)
 	g := newGate(t)
 	ctx := ctxT(t, 4*time.Minute)
-	const deployment = "tree"
-	version := func(build string) worker.Options {
-		return worker.Options{DeploymentOptions: worker.DeploymentOptions{UseVersioning: true,
-			Version: worker.WorkerDeploymentVersion{DeploymentName: deployment, BuildID: build}}}
-	}
-	makeCurrent := func(build string) {
-		h := e.c.WorkerDeploymentClient().GetHandle(deployment)
-		var err error
-		waitFor(t, time.Minute, "version "+build+" to be made current", func() bool { // once its worker polled
-			_, err = h.SetCurrentVersion(ctx, client.WorkerDeploymentSetCurrentVersionOptions{BuildID: build})
-			return err == nil
-		})
-	}
+	version := func(build string) worker.Options { return versionOptions("tree", build) }
+	makeCurrent := func(build string) { makeCurrent(ctx, t, e, "tree", build) }
 	e.workerOptions = version("v1")
 	e.startWorker(g.tool(), echoTool())
 	makeCurrent("v1")
@@ -186,6 +176,85 @@ func settled(evs []eventlog.Event, child string) int {
 		}
 	}
 	return n
+}
+
+// A child the parent waits for (mode wait) holds the parent's turn open, so
+// the parent's upgrade, which needs a true idle, waits for the child's
+// answer: the answer reaches the parent's run on v1, which ends its turn,
+// does the upgrade and continues as new on v2. The child, pinned to v1
+// from its start, answered there and was disposed: it never moves.
+func TestAParentWaitingForItsChildUpgradesOnceTheChildAnswered(t *testing.T) {
+	e := newEnv(t)
+	g := newGate(t)
+	ctx := ctxT(t, 4*time.Minute)
+	e.workerOptions = versionOptions("waiting", "v1")
+	e.startWorker(g.tool(), echoTool())
+	makeCurrent(ctx, t, e, "waiting", "v1")
+	parent, err := e.agents.Create(ctx, agent.CreateOptions{ID: "waiting-parent", Options: signals.AgentOptions{
+		Tools: []string{signals.SpawnTool, "gate"}}, First: spawnLine("/tool gate {}", "wait")})
+	require.NoError(t, err)
+	g.waitStarted(t, ctx)
+	_, evs := logOf(t, ctx, parent)
+	started := ofType[eventlog.ChildStarted](evs)
+	require.Len(t, started, 1)
+	child := started[0].ChildID
+	parentRun1, childRun := currentRun(ctx, t, e, parent.ID), currentRun(ctx, t, e, child)
+	requireOn(ctx, t, e, child, childRun, "v1")
+
+	e.workerOptions = versionOptions("waiting", "v2")
+	e.startWorker(g.tool(), echoTool())
+	makeCurrent(ctx, t, e, "waiting", "v2")
+	up, err := e.c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: parent.ID, UpdateName: signals.MaintainUpdate.Name,
+		Args: []any{signals.Maintain{Task: signals.TaskUpgrade}}, WaitForStage: client.WorkflowUpdateStageAccepted})
+	require.NoError(t, err, "the upgrade is accepted mid-turn, to run at the next idle")
+	require.Equal(t, parentRun1, currentRun(ctx, t, e, parent.ID), "the parent waits for its child, in its run")
+
+	g.open(t, ctx)
+	var done signals.Maintained
+	require.NoError(t, up.Get(ctx, &done))
+	require.Equal(t, signals.TaskUpgrade, done.Task)
+	var parentRun2 string
+	waitFor(t, time.Minute, "the parent's next run, on v2", func() bool {
+		parentRun2 = currentRun(ctx, t, e, parent.ID)
+		return parentRun2 != parentRun1 && buildOf(ctx, t, e, parent.ID, parentRun2) == "v2"
+	})
+	require.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW, describeRun(ctx, t, e, parent.ID, parentRun1).GetStatus())
+	requireOn(ctx, t, e, parent.ID, parentRun1, "v1")
+	idleAcrossRuns(ctx, t, parent)
+	requireOn(ctx, t, e, parent.ID, parentRun2, "v2")
+
+	_, evs = logOf(t, ctx, parent)
+	answered := slices.IndexFunc(evs, func(ev eventlog.Event) bool {
+		r, ok := ev.(eventlog.ToolResult)
+		return ok && r.Name == signals.SpawnTool && !r.IsError && r.Outcome == "" && strings.Contains(r.Content, "gate passed")
+	})
+	upgraded := slices.IndexFunc(evs, func(ev eventlog.Event) bool {
+		m, ok := ev.(eventlog.MaintenanceDone)
+		return ok && m.Task == string(signals.TaskUpgrade)
+	})
+	require.GreaterOrEqual(t, answered, 0, "the child's answer is the spawn's result: %v", ofType[eventlog.ToolResult](evs))
+	require.Greater(t, upgraded, answered, "the upgrade was done after the child's answer reached the parent")
+	waitFor(t, time.Minute, "the answered child's disposal", func() bool {
+		return describeRun(ctx, t, e, child, childRun).GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING
+	})
+	require.Equal(t, childRun, currentRun(ctx, t, e, child), "the child had one run")
+	requireOn(ctx, t, e, child, childRun, "v1")
+	require.NoError(t, parent.Dispose(ctx, "test over"))
+}
+
+func versionOptions(deployment, build string) worker.Options {
+	return worker.Options{DeploymentOptions: worker.DeploymentOptions{UseVersioning: true,
+		Version: worker.WorkerDeploymentVersion{DeploymentName: deployment, BuildID: build}}}
+}
+
+// makeCurrent makes build current in deployment, once its worker polled.
+func makeCurrent(ctx context.Context, t *testing.T, e *env, deployment, build string) {
+	t.Helper()
+	h := e.c.WorkerDeploymentClient().GetHandle(deployment)
+	waitFor(t, time.Minute, "version "+build+" to be made current", func() bool {
+		_, err := h.SetCurrentVersion(ctx, client.WorkerDeploymentSetCurrentVersionOptions{BuildID: build})
+		return err == nil
+	})
 }
 
 func currentRun(ctx context.Context, t *testing.T, e *env, id string) string {
