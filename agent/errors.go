@@ -199,3 +199,29 @@ func isNotFound(err error) bool {
 	var nf *serviceerror.NotFound
 	return errors.As(err, &nf)
 }
+
+// ErrForkOutOfRange marks a fork position outside the log an agent's
+// history holds.
+var ErrForkOutOfRange = errors.New("fork position out of range")
+
+// ForkRangeError refuses a fork position outside the positions the
+// agent's history holds, First to Last (Last < First: none yet): before a
+// fork's own log begins (its fork point and what came before it are its
+// source's, which Fork of the source reads), or past the last event its
+// history holds (an open agent's newest events reach its history as its
+// workflow tasks complete, all of them once it is idle). It matches
+// ErrForkOutOfRange; nothing is started.
+type ForkRangeError struct {
+	Agent           string
+	At, First, Last int64
+}
+
+func (e *ForkRangeError) Error() string {
+	if e.Last < e.First {
+		return fmt.Sprintf("%s: cannot fork %s at %d: its history holds no position of its log yet", ErrForkOutOfRange, e.Agent, e.At)
+	}
+	return fmt.Sprintf("%s: cannot fork %s at %d: its history holds positions %d to %d", ErrForkOutOfRange, e.Agent, e.At, e.First, e.Last)
+}
+
+// Is matches ErrForkOutOfRange.
+func (e *ForkRangeError) Is(target error) bool { return target == ErrForkOutOfRange }

@@ -49,7 +49,8 @@ type ForkPositionError = loop.ForkPositionError
 // a forked child has no parent), records session/forked as its first event
 // and, when this agent carries search attributes, TetherForkOf = this ID
 // (Forks). A position that cannot be forked fails with a
-// *ForkPositionError; an ID in use with ErrAlreadyExists.
+// *ForkPositionError, one outside the positions its history holds with a
+// *ForkRangeError (ErrForkOutOfRange); an ID in use with ErrAlreadyExists.
 func (h *Handle) Fork(ctx context.Context, at int64, opts ...ForkOption) (*Handle, error) {
 	var o forkOptions
 	for _, f := range opts {
@@ -58,6 +59,9 @@ func (h *Handle) Fork(ctx context.Context, at int64, opts ...ForkOption) (*Handl
 	src, err := h.readChain(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if first, last := src.prefix.State.Len, src.prefix.State.Len+int64(len(src.prefix.Events))-1; at < first || at > last {
+		return nil, &ForkRangeError{Agent: h.ID, At: at, First: first, Last: last}
 	}
 	seed, err := loop.ForkSeed(src.prefix, eventlog.SessionForked{Source: h.ID, Run: src.runAt(at), At: at, ReplacedLast: o.replace})
 	if err != nil {

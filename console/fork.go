@@ -63,7 +63,7 @@ func diffURL(a, b string) string {
 }
 
 // errForkPosition marks a fork position the agent's log refuses
-// (agent.ForkPositionError, or outside the log).
+// (agent.ForkPositionError, agent.ForkRangeError).
 var errForkPosition = errors.New("fork refused")
 
 // fork starts a new agent from the agent's log up to the form's position
@@ -79,10 +79,6 @@ func (s *Server) fork(w http.ResponseWriter, r *http.Request) {
 	}
 	h, err := s.agents.Attach(ctx, r.PathValue("id"))
 	if h == nil { // a closed agent forks too: only a missing one fails here
-		s.fail(w, r, 0, err)
-		return
-	}
-	if err := s.forkable(ctx, h, errors.Is(err, agent.ErrClosed), at); err != nil {
 		s.fail(w, r, 0, err)
 		return
 	}
@@ -127,28 +123,13 @@ func forkForm(r *http.Request) ([]agent.ForkOption, int64, error) {
 	return opts, at, nil
 }
 
-// forkable refuses a position outside the agent's log, as its log reads
-// now, before Fork reads the history.
-func (s *Server) forkable(ctx context.Context, h *agent.Handle, closed bool, at int64) error {
-	log, _, _, err := s.readLog(ctx, h, closed)
-	if err != nil {
-		return err
-	}
-	tr, err := transcript.Build(log, signals.Prices{})
-	if err != nil {
-		return err
-	}
-	if len(log) == 0 || at < tr.First || at >= tr.Next {
-		return fmt.Errorf("%w at %d: the log of %s holds positions %d to %d", errForkPosition, at, h.ID, tr.First, tr.Next-1)
-	}
-	return nil
-}
-
 // forkError gives the fork's own refusals their kind: a position the seed
-// rules refuse, a last user message to replace that is not there.
+// rules refuse or outside what the agent's history holds (Fork reads the
+// log from history, which may not hold an open agent's newest events
+// yet), a last user message to replace that is not there.
 func forkError(err error) error {
 	var pos *agent.ForkPositionError
-	if errors.As(err, &pos) {
+	if errors.As(err, &pos) || errors.Is(err, agent.ErrForkOutOfRange) {
 		return fmt.Errorf("%w: %w", errForkPosition, err)
 	}
 	return err

@@ -216,3 +216,45 @@ func TestTheDiffViewShowsTwoConversationsSideBySideFromWhereTheyPart(t *testing.
 		require.Equal(t, want, r.JSON(t)["code"], q)
 	}
 }
+
+// A position outside what the agent's history holds is the client's typed
+// refusal (agent.ForkRangeError), and the console's 409 with its text:
+// past the source's last event, and before a fork's own log begins.
+func TestAForkPositionOutsideWhatHistoryHoldsIsATypedRefusal(t *testing.T) {
+	e := operatorEnv(t)
+	ctx := ctxT(t, 2*time.Minute)
+	src, end1 := e.twoTurns(ctx, "ranged")
+	n := int64(logLen(t, ctx, src))
+
+	_, err := src.Fork(ctx, n+5, agent.WithForkID("never"))
+	var re *agent.ForkRangeError
+	require.ErrorAs(t, err, &re)
+	require.ErrorIs(t, err, agent.ErrForkOutOfRange)
+	require.Equal(t, agent.ForkRangeError{Agent: "ranged", At: n + 5, First: 0, Last: n - 1}, *re)
+	require.EqualError(t, err, fmt.Sprintf("fork position out of range: cannot fork ranged at %d: its history holds positions 0 to %d", n+5, n-1))
+
+	f, err := src.Fork(ctx, end1, agent.WithForkID("ranged-fork"), agent.AppendMessage("/say forked"))
+	require.NoError(t, err)
+	_, err = f.WaitIdle(ctx)
+	require.NoError(t, err)
+	fn := int64(logLen(t, ctx, f))
+	_, err = f.Fork(ctx, end1, agent.WithForkID("never"))
+	require.ErrorAs(t, err, &re, "the fork point is the source's position, not the fork's")
+	require.Equal(t, agent.ForkRangeError{Agent: "ranged-fork", At: end1, First: end1 + 1, Last: end1 + fn}, *re)
+
+	for _, c := range []struct {
+		agent string
+		at    int64
+		says  string
+	}{
+		{"ranged", n, fmt.Sprintf("its history holds positions 0 to %d", n-1)},
+		{"ranged-fork", end1 - 1, fmt.Sprintf("its history holds positions %d to %d", end1+1, end1+fn)},
+	} {
+		r := e.act("/agents/"+c.agent+"/fork", url.Values{"at": {fmt.Sprint(c.at)}, "new_id": {"never"}})
+		require.Equal(t, http.StatusConflict, r.Status, r.Body)
+		require.Equal(t, "fork_position", r.JSON(t)["code"])
+		require.Contains(t, r.JSON(t)["error"], c.says)
+	}
+	_, err = e.c.DescribeWorkflowExecution(ctx, "never", "")
+	require.Error(t, err, "no fork was started")
+}
