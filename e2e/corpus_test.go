@@ -33,17 +33,24 @@ func requireReplaysAndProjects(ctx context.Context, t *testing.T, e *env, h *age
 	require.NoError(t, err)
 	history, err := projection.Fetch(ctx, e.c, h.ID, "")
 	require.NoError(t, err)
-	r := worker.NewWorkflowReplayer()
-	hooks, enabled := hook.Defaults()
-	r.RegisterWorkflowWithOptions(workflows.Agent{Config: workflows.Config{Hooks: hooks, DefaultHooks: enabled}}.Run,
-		workflow.RegisterOptions{Name: signals.AgentWorkflow})
-	require.NoError(t, r.ReplayWorkflowHistoryWithOptions(nil, &historypb.History{Events: history},
-		worker.ReplayWorkflowHistoryOptions{OriginalExecution: workflow.Execution{ID: h.ID, RunID: h.RunID}}))
+	requireReplays(t, e, history, workflow.Execution{ID: h.ID, RunID: h.RunID})
 	projected, err := projection.FromHistory(history)
 	require.NoError(t, err)
 	requireSameLog(t, log, projected)
 	record(t, e.prefix+name, history)
 	return events(t, log)
+}
+
+// requireReplays replays one run's history with the workflow code and the
+// hooks every worker runs (hook.Defaults).
+func requireReplays(t *testing.T, e *env, history []*historypb.HistoryEvent, exec workflow.Execution) {
+	t.Helper()
+	r := worker.NewWorkflowReplayer()
+	hooks, enabled := hook.Defaults()
+	r.RegisterWorkflowWithOptions(workflows.Agent{Config: workflows.Config{Hooks: hooks, DefaultHooks: enabled}}.Run,
+		workflow.RegisterOptions{Name: signals.AgentWorkflow})
+	require.NoError(t, r.ReplayWorkflowHistoryWithOptions(nil, &historypb.History{Events: history},
+		worker.ReplayWorkflowHistoryOptions{OriginalExecution: exec}))
 }
 
 func waitIdle(ctx context.Context, t *testing.T, h *agent.Handle) {

@@ -218,6 +218,7 @@ func TestAForkAtEachTurnBoundarySendsTheSourcesNextRequestByteForByte(t *testing
 	projected, err := projection.FromChain(histories...)
 	require.NoError(t, err)
 	require.Equal(t, fflog, projected)
+	requireChainReplays(ctx, t, e, ff.ID, "fork-first-run")
 }
 
 func sameSet(a, b []string) bool {

@@ -107,4 +107,6 @@ func TestARewindAcrossContinueAsNewThenAFollowupSendsThatTurnsRequestByteForByte
 	sent = m.requests(a.ID)
 	require.Len(t, sent, 8)
 	require.Equal(t, string(sent[0]), string(sent[7]))
+	// The run both rewinds were made in, seeded by two runs before it.
+	requireChainReplays(ctx, t, e, a.ID, "", "", "rewind-across-continue-as-new")
 }
