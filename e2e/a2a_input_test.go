@@ -163,8 +163,13 @@ func TestCancelingTheCallersTurnCancelsTheRemoteTaskAndItsTurn(t *testing.T) {
 	require.NoError(t, err)
 	waitFor(t, time.Minute, "the remote agent to send its message", func() bool { return len(rec.sentMessages(t)) == 1 })
 	remoteID := remoteAgent(t, rec)
-	rh, err := remote.agents.Attach(ctx, remoteID)
-	require.NoError(t, err)
+	// The recorder sees the request before the server has started the
+	// agent it names.
+	var rh *agent.Handle
+	waitFor(t, time.Minute, "the remote agent to exist", func() bool {
+		rh, err = remote.agents.Attach(ctx, remoteID)
+		return err == nil
+	})
 	waitFor(t, time.Minute, "the remote agent's wait to start", func() bool {
 		log, err := rh.Log(ctx)
 		return err == nil && len(toolCalls(t, log, "wait")) == 1
