@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -94,6 +95,14 @@ func queryServed[In, Out any](ctx context.Context, h *Handle, runID string, q si
 			WorkflowID: h.ID, RunID: runID, QueryType: q.Name, Args: []any{in}, QueryRejectCondition: reject,
 		})
 		switch {
+		case err == nil && resp.QueryRejected != nil && runID == "" &&
+			resp.QueryRejected.GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW:
+			// The latest run closed to continue as new as it was asked:
+			// the next run answers.
+			if err := pauseFor(ctx, pause); err != nil {
+				return out, fmt.Errorf("%s agent %s: %w", q.Name, h.ID, err)
+			}
+			continue
 		case err == nil && resp.QueryRejected != nil:
 			return out, h.closedErr(ctx, runID, resp.QueryRejected.GetStatus())
 		case err == nil:

@@ -86,3 +86,32 @@ func continueAsNewUnderSteadyTraffic(t *testing.T, e *env) {
 	record(t, e.prefix+"continue-as-new-first-run", runs[0])
 	record(t, e.prefix+"continue-as-new-second-run", runs[1])
 }
+
+// An agent that continues as new after every turn, sent its next message
+// the moment it is idle, again and again: each message lands on whichever
+// run is open (the one closing to continue as new refuses it, and the
+// client sends it to the next), so no followup fails and none is lost.
+func TestAFollowupTheMomentARunContinuesAsNewIsDelivered(t *testing.T) {
+	e := newEnv(t)
+	e.cfg.MaxRunTurns = 1
+	e.startWorker()
+	ctx := ctxT(t, 3*time.Minute)
+	h, err := e.agents.Create(ctx, agent.CreateOptions{ID: "hasty", First: "/say 0"})
+	require.NoError(t, err)
+	const turns = 20
+	for i := 1; i < turns; i++ {
+		_, err = h.WaitIdle(ctx)
+		require.NoError(t, err, "turn %d", i)
+		_, err = h.Followup(ctx, fmt.Sprintf("/say %d", i))
+		require.NoError(t, err, "followup %d", i)
+	}
+	_, err = h.WaitIdle(ctx)
+	require.NoError(t, err)
+	log, err := h.Log(ctx)
+	require.NoError(t, err)
+	work := eventlog.ConsumedWork(events(t, log))
+	require.Len(t, work, turns, "every message taken once")
+	for id, o := range work {
+		require.Equal(t, eventlog.EndCompleted, o.TurnEnd, "message %s", id)
+	}
+}
