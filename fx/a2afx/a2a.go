@@ -86,6 +86,7 @@ func New(p Params) (Endpoint, error) {
 	}
 	h, err := a2aserver.New(a2aserver.Options{
 		Agents: agent.New(p.Client, p.Queue.TaskQueue, opts...), Profiles: profiles, BaseURL: url, Token: cfg.Token,
+		Push: a2aserver.PushOptions{Allow: cfg.PushAllow}, Log: p.Logger,
 		Describe: func(name string) string {
 			if t, ok := p.Tools.Lookup(name); ok {
 				return t.Description
@@ -95,7 +96,8 @@ func New(p Params) (Endpoint, error) {
 	})
 	if err != nil {
 		ln.Close()
-		return Endpoint{}, err
+		return Endpoint{}, &startup.Error{Problem: "cannot serve A2A (" + err.Error() + ")",
+			Fix: "correct --a2a-push-allow (" + configfx.EnvA2APushAllow + "): host names, IP addresses or CIDR prefixes", Err: err}
 	}
 	// Streams follow a turn until it settles: the app's stop ends them
 	// through the base context, then shuts the server down.
@@ -108,10 +110,11 @@ func New(p Params) (Endpoint, error) {
 			p.Logger.Info("Serving agents over A2A", "url", url, "card", url+"/.well-known/agent-card.json",
 				"profiles", len(profiles), "token", cfg.Token != "")
 		},
-		Stop: func(ctx context.Context) error { stopStreams(); return srv.Shutdown(ctx) },
+		Stop: func(ctx context.Context) error { stopStreams(); h.Close(); return srv.Shutdown(ctx) },
 	})
 	if err != nil {
 		stopStreams()
+		h.Close()
 		ln.Close()
 		return Endpoint{}, err
 	}

@@ -21,6 +21,9 @@ const (
 	EnvA2ATLSKey  = "TETHER_A2A_TLS_KEY"
 	// EnvA2AProfiles names the profiles file when --a2a-profiles does not.
 	EnvA2AProfiles = "TETHER_A2A_PROFILES"
+	// EnvA2APushAllow lists what push notifications may reach beyond
+	// public addresses when --a2a-push-allow does not.
+	EnvA2APushAllow = "TETHER_A2A_PUSH_ALLOW"
 )
 
 // A2AConfig configures the Agent2Agent server --dev serves beside the
@@ -42,6 +45,10 @@ type A2AConfig struct {
 	URL string
 	// Hosts are more names the server is reached by (TETHER_ALLOWED_HOSTS).
 	Hosts []string
+	// PushAllow names what push notifications may reach beyond public
+	// addresses: host names, IP addresses, CIDR prefixes
+	// (a2aserver.PushOptions.Allow).
+	PushAllow []string
 }
 
 func a2aFlags(fs *flag.FlagSet, env func(string) string, c *A2AConfig) {
@@ -50,6 +57,15 @@ func a2aFlags(fs *flag.FlagSet, env func(string) string, c *A2AConfig) {
 	fs.StringVar(&c.Profiles, "a2a-profiles", env(EnvA2AProfiles), "JSON file of the agent profiles the A2A server offers, one card each (README: Agents over A2A)")
 	fs.StringVar(&c.TLSCert, "a2a-tls-cert", env(EnvA2ATLSCert), "PEM certificate (chain) to serve A2A over HTTPS; needs --a2a-tls-key (required beyond loopback)")
 	fs.StringVar(&c.TLSKey, "a2a-tls-key", env(EnvA2ATLSKey), "PEM private key of --a2a-tls-cert")
+	c.PushAllow = splitList(env(EnvA2APushAllow))
+	flagged := false
+	fs.Func("a2a-push-allow", "hosts, IP addresses or CIDR prefixes, comma-separated, that A2A push notifications may reach though loopback, private or link-local (default: public addresses only)", func(s string) error {
+		if !flagged {
+			c.PushAllow, flagged = nil, true
+		}
+		c.PushAllow = append(c.PushAllow, splitList(s)...)
+		return nil
+	})
 }
 
 func (c *Config) resolveA2A(env func(string) string) {

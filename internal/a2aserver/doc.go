@@ -26,8 +26,26 @@
 // update replaces rather than appends, so tasks/resubscribe after a
 // dropped connection ends with the same artifact and final status, once;
 // a settled task resubscribed is the task alone. SSE Last-Event-ID is not
-// served: the SDK's transport draws every event ID at random. Push
-// notifications are not served (the card says pushNotifications false).
+// served: the SDK's transport draws every event ID at random.
+//
+// Push notifications (tasks/pushNotificationConfig/set, get, list, delete,
+// and message/send's pushNotificationConfig) POST the task, as tasks/get
+// reads it, to each config's URL at each change of its state, in order,
+// with the config's token in X-A2A-Notification-Token and its Bearer or
+// Basic credentials in Authorization: the state when the config is set,
+// then every change until a terminal one, after which the task's configs
+// are dropped. Configs live in memory only: a restart of the server
+// forgets them (the tasks go on; set them again). A config is checked when
+// set: an http(s) URL whose host resolves only to public addresses, never
+// loopback, private, link-local (the 169.254.169.254 metadata service
+// included), multicast or reserved, unless PushOptions.Allow names the
+// host, the address or its prefix; every connection is checked again
+// when dialed (no proxy, no redirects followed), so a name that resolves
+// elsewhere later reaches nothing. One watcher per task follows its log
+// (reading only) and one sender per config posts from its own bounded
+// queue with bounded timeouts and retries (DefaultPushTimeout,
+// DefaultPushAttempts), so a slow or dead receiver delays only itself,
+// never the agent, a stream or another receiver.
 //
 // Profiles come from Options or a JSON file (LoadProfiles), each checked
 // as signals.ValidateOptions checks an agent's options; `starter a2a` and

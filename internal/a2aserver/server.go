@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -50,26 +51,53 @@ type Options struct {
 	// Describe gives a tool's description for its skill; nil or "" falls
 	// back to the tool's name.
 	Describe func(tool string) string
+	// Push configures push notifications, which are always served.
+	Push PushOptions
+	// Log takes what the server cannot tell a caller (a push not
+	// delivered); nil discards it.
+	Log *slog.Logger
 }
+
+// Server is the A2A server: its HTTP handler, and the push notifications
+// it sends until Close.
+type Server struct {
+	http.Handler
+	push *pusher
+}
+
+// Close stops sending push notifications (their configs are forgotten) and
+// waits for the senders to end.
+func (s *Server) Close() { s.push.close() }
 
 // New returns the server's HTTP handler: per profile, its agent card at
 // PATH/.well-known/agent-card.json and its JSON-RPC endpoint at PATH/,
 // where PATH is /agents/NAME (and, for the first profile, also the root).
-func New(o Options) (http.Handler, error) {
+// Close it to stop its push notifications.
+func New(o Options) (*Server, error) {
 	if o.Agents == nil {
 		return nil, errors.New("a2aserver: Options.Agents is required")
 	}
 	if len(o.Profiles) == 0 {
 		return nil, errors.New("a2aserver: at least one profile is required")
 	}
+	log := o.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	push, err := newPusher(&handler{agents: o.Agents}, o.Push, log)
+	if err != nil {
+		return nil, fmt.Errorf("a2aserver: %w", err)
+	}
 	base := strings.TrimRight(o.BaseURL, "/")
 	mux := http.NewServeMux()
 	seen := map[string]bool{}
 	for i, p := range o.Profiles {
 		if err := checkProfileName(p.Name); err != nil {
+			push.close()
 			return nil, fmt.Errorf("a2aserver: profile %d: %w", i, err)
 		}
 		if seen[p.Name] {
+			push.close()
 			return nil, fmt.Errorf("a2aserver: profile %q is named twice", p.Name)
 		}
 		seen[p.Name] = true
@@ -79,12 +107,12 @@ func New(o Options) (http.Handler, error) {
 		}
 		for _, path := range paths {
 			card := cardFor(p, base+path, o)
-			rpc := a2asrv.NewJSONRPCHandler(&handler{agents: o.Agents, profile: p})
+			rpc := a2asrv.NewJSONRPCHandler(&handler{agents: o.Agents, profile: p, push: push})
 			mux.Handle("GET "+path+strings.TrimPrefix(a2asrv.WellKnownAgentCardPath, "/"), a2asrv.NewStaticAgentCardHandler(card))
-			mux.Handle(path+"{$}", bearer(o.Token, rpc))
+			mux.Handle(path+"{$}", bearer(o.Token, nullResult(rpc)))
 		}
 	}
-	return mux, nil
+	return &Server{Handler: mux, push: push}, nil
 }
 
 // bearer requires the token on every request when it is set.
@@ -113,7 +141,7 @@ func cardFor(p Profile, url string, o Options) *a2a.AgentCard {
 	card := &a2a.AgentCard{
 		Name: p.Name, Description: desc, URL: url,
 		PreferredTransport: a2a.TransportProtocolJSONRPC, ProtocolVersion: "0.3.0", Version: "1",
-		Capabilities:      a2a.AgentCapabilities{Streaming: true},
+		Capabilities:      a2a.AgentCapabilities{Streaming: true, PushNotifications: true},
 		DefaultInputModes: []string{"text/plain"}, DefaultOutputModes: []string{"text/plain"},
 		Provider: &a2a.AgentProvider{Org: "Tether", URL: "https://github.com/tetherdev/tether"},
 	}
@@ -142,6 +170,7 @@ func cardFor(p Profile, url string, o Options) *a2a.AgentCard {
 type handler struct {
 	agents  *agent.Client
 	profile Profile
+	push    *pusher
 }
 
 var _ a2asrv.RequestHandler = (*handler)(nil)
@@ -414,11 +443,11 @@ func (h *handler) decide(ctx context.Context, hd *agent.Handle, msg eventlog.Mes
 const recheck = time.Second
 
 // follow yields the task's snapshots as they change, from snap on, until
-// it settles or ctx ends. It reads the log again on each of the agent's
+// done says so (settled, for a send or a stream) or ctx ends. It reads the log again on each of the agent's
 // notifications, and every recheck.
-func (h *handler) follow(ctx context.Context, hd *agent.Handle, msg eventlog.MessageID, snap snapshot) iter.Seq2[snapshot, error] {
+func (h *handler) follow(ctx context.Context, hd *agent.Handle, msg eventlog.MessageID, snap snapshot, done func(*a2a.Task) bool) iter.Seq2[snapshot, error] {
 	return func(yield func(snapshot, error) bool) {
-		if !yield(snap, nil) || settled(snap.task) {
+		if !yield(snap, nil) || done(snap.task) {
 			return
 		}
 		ctx, cancel := context.WithCancel(ctx)
@@ -462,7 +491,7 @@ func (h *handler) follow(ctx context.Context, hd *agent.Handle, msg eventlog.Mes
 				continue
 			}
 			last = s.task.Status.State
-			if !yield(s, nil) || settled(s.task) {
+			if !yield(s, nil) || done(s.task) {
 				return
 			}
 		}
@@ -470,8 +499,14 @@ func (h *handler) follow(ctx context.Context, hd *agent.Handle, msg eventlog.Mes
 }
 
 func (h *handler) OnSendMessage(ctx context.Context, p *a2a.MessageSendParams) (a2a.SendMessageResult, error) {
+	if err := h.checkSendPush(ctx, p); err != nil {
+		return nil, err
+	}
 	hd, msg, err := h.deliver(ctx, p)
 	if err != nil {
+		return nil, err
+	}
+	if err := h.setSendPush(ctx, p, hd.ID, msg); err != nil {
 		return nil, err
 	}
 	snap, err := h.read(ctx, hd, msg)
@@ -482,7 +517,7 @@ func (h *handler) OnSendMessage(ctx context.Context, p *a2a.MessageSendParams) (
 		return snap.task, nil
 	}
 	var out *a2a.Task
-	for s, err := range h.follow(ctx, hd, msg, snap) {
+	for s, err := range h.follow(ctx, hd, msg, snap, settled) {
 		if err != nil {
 			return nil, err
 		}
@@ -496,7 +531,14 @@ func (h *handler) OnSendMessage(ctx context.Context, p *a2a.MessageSendParams) (
 
 func (h *handler) OnSendMessageStream(ctx context.Context, p *a2a.MessageSendParams) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
+		if err := h.checkSendPush(ctx, p); err != nil {
+			yield(nil, err)
+			return
+		}
 		hd, msg, err := h.deliver(ctx, p)
+		if err == nil {
+			err = h.setSendPush(ctx, p, hd.ID, msg)
+		}
 		if err != nil {
 			yield(nil, err)
 			return
@@ -564,7 +606,7 @@ func (h *handler) OnCancelTask(ctx context.Context, p *a2a.TaskIDParams) (*a2a.T
 	wctx, stop := context.WithTimeout(ctx, cancelWait)
 	defer stop()
 	out := snap.task
-	for s, err := range h.follow(wctx, hd, msg, snap) {
+	for s, err := range h.follow(wctx, hd, msg, snap, settled) {
 		if err != nil {
 			break // the cancel is recorded; answer what the log says now
 		}
@@ -574,22 +616,6 @@ func (h *handler) OnCancelTask(ctx context.Context, p *a2a.TaskIDParams) (*a2a.T
 		out = s.task
 	}
 	return out, nil
-}
-
-func (h *handler) OnGetTaskPushConfig(context.Context, *a2a.GetTaskPushConfigParams) (*a2a.TaskPushConfig, error) {
-	return nil, a2a.ErrPushNotificationNotSupported
-}
-
-func (h *handler) OnListTaskPushConfig(context.Context, *a2a.ListTaskPushConfigParams) ([]*a2a.TaskPushConfig, error) {
-	return nil, a2a.ErrPushNotificationNotSupported
-}
-
-func (h *handler) OnSetTaskPushConfig(context.Context, *a2a.TaskPushConfig) (*a2a.TaskPushConfig, error) {
-	return nil, a2a.ErrPushNotificationNotSupported
-}
-
-func (h *handler) OnDeleteTaskPushConfig(context.Context, *a2a.DeleteTaskPushConfigParams) error {
-	return a2a.ErrPushNotificationNotSupported
 }
 
 func (h *handler) OnGetExtendedAgentCard(context.Context) (*a2a.AgentCard, error) {

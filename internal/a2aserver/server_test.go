@@ -43,6 +43,25 @@ type fixture struct {
 	agents *agent.Client
 	url    string
 	client *a2aclient.Client
+	// gate holds every call of the hold tool until it is closed.
+	gate chan struct{}
+}
+
+// holdArgs are the hold tool's: none it reads.
+type holdArgs struct {
+	Note string `json:"note,omitempty"`
+}
+
+// holdTool keeps its turn working until gate closes.
+func holdTool(gate <-chan struct{}) tools.Tool {
+	return tools.New("hold", "waits until the test lets it go", func(ctx context.Context, _ holdArgs) (string, error) {
+		select {
+		case <-gate:
+			return "let go", nil
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	})
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -67,7 +86,8 @@ func newFixtureWith(t *testing.T, profiles []Profile) *fixture {
 		Namespace: ts.GetDefaultNamespace(), SearchAttributes: attrs,
 	})
 	require.NoError(t, err)
-	reg, err := tools.NewRegistry(append([]tools.Tool{tools.Calculator(), tools.CurrentTime(time.Now)}, tools.LoopTools()...)...)
+	gate := make(chan struct{})
+	reg, err := tools.NewRegistry(append([]tools.Tool{tools.Calculator(), tools.CurrentTime(time.Now), holdTool(gate)}, tools.LoopTools()...)...)
 	require.NoError(t, err)
 	hub := stream.NewHub(stream.HubOptions{})
 	hubSrv := httptest.NewServer(hub.Handler())
@@ -103,10 +123,12 @@ func newFixtureWith(t *testing.T, profiles []Profile) *fixture {
 	}
 	h, err := New(Options{
 		Agents: agents, BaseURL: srv.URL, Token: token, Describe: describe, Profiles: profiles,
+		Push: PushOptions{Allow: []string{"127.0.0.1"}, Timeout: 5 * time.Second},
 	})
 	require.NoError(t, err)
+	t.Cleanup(h.Close)
 	srv.Config.Handler = h
-	f := &fixture{t: t, agents: agents, url: srv.URL}
+	f := &fixture{t: t, agents: agents, url: srv.URL, gate: gate}
 	f.client = f.clientFor("/")
 	return f
 }
@@ -171,6 +193,7 @@ func TestTheCardsNameEachProfileItsSkillsAndTheBearerToken(t *testing.T) {
 	require.Equal(t, "assistant", card.Name)
 	require.Equal(t, f.url+"/", card.URL)
 	require.True(t, card.Capabilities.Streaming)
+	require.True(t, card.Capabilities.PushNotifications, "the server serves push notifications")
 	var skills []string
 	for _, s := range card.Skills {
 		skills = append(skills, s.ID)
@@ -398,7 +421,8 @@ func TestMalformedRequestsGetClearJSONRPCErrorsAndHarmNoAgent(t *testing.T) {
 		{"a file part", msg(`"messageId":"f1","contextId":"unharmed","parts":[{"kind":"file","file":{"uri":"file:///etc/passwd"}}]`), -32005},
 		{"unknown task", `{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"unharmed:nope"}}`, -32001},
 		{"a task ID of no form", `{"jsonrpc":"2.0","id":1,"method":"tasks/cancel","params":{"id":"nocolon"}}`, -32001},
-		{"push config", `{"jsonrpc":"2.0","id":1,"method":"tasks/pushNotificationConfig/get","params":{"id":"x"}}`, -32003},
+		{"push config of a task ID of no form", `{"jsonrpc":"2.0","id":1,"method":"tasks/pushNotificationConfig/get","params":{"id":"x"}}`, -32001},
+		{"push config of no URL", `{"jsonrpc":"2.0","id":1,"method":"tasks/pushNotificationConfig/set","params":{"taskId":"unharmed:nope","pushNotificationConfig":{}}}`, -32602},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, message := rpc(t, f, c.body)

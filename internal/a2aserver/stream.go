@@ -84,7 +84,7 @@ func (s *streamer) snapshots(ctx context.Context, h *handler, snap snapshot) <-c
 	go func() {
 		defer close(out)
 		first := true
-		for sn, err := range h.follow(ctx, s.hd, s.msg, snap) {
+		for sn, err := range h.follow(ctx, s.hd, s.msg, snap, settled) {
 			if first && err == nil {
 				first = false
 				continue

@@ -30,6 +30,7 @@ func serveA2A(_ Starter, args []string) (action, error) {
 	fs.StringVar(&c.url, "url", "", "")
 	fs.StringVar(&c.cert, "tls-cert", "", "")
 	fs.StringVar(&c.key, "tls-key", "", "")
+	pushAllow := fs.String("push-allow", "", "")
 	profiles := fs.String("profiles", "", "")
 	name := fs.String("name", "tether", "")
 	description := fs.String("description", "", "")
@@ -43,7 +44,11 @@ func serveA2A(_ Starter, args []string) (action, error) {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("%w: a2a takes flags only: [--addr HOST:PORT] [--url URL] [--tls-cert F --tls-key F] [--profiles FILE | --name N] [--description D] [--tools a,b] [--approve a,b] [--system T] [--provider P] [--model M]", ErrUsage)
+		return nil, fmt.Errorf("%w: a2a takes flags only: [--addr HOST:PORT] [--url URL] [--tls-cert F --tls-key F] [--profiles FILE | --name N] [--description D] [--tools a,b] [--approve a,b] [--system T] [--provider P] [--model M] [--push-allow HOST,IP,CIDR]", ErrUsage)
+	}
+	c.pushAllow = strings.Split(*pushAllow, ",")
+	if err := a2aserver.CheckPushAllow(c.pushAllow); err != nil {
+		return nil, fmt.Errorf("%w: a2a --push-allow: %v", ErrUsage, err)
 	}
 	if (c.cert == "") != (c.key == "") {
 		return nil, fmt.Errorf("%w: a2a --tls-cert and --tls-key go together", ErrUsage)
@@ -90,6 +95,9 @@ const (
 type a2aServe struct {
 	addr, url, cert, key string
 	profiles             []a2aserver.Profile
+	// pushAllow names what push notifications may reach beyond public
+	// addresses (--push-allow).
+	pushAllow []string
 }
 
 // builtinDescriptions describes the tools every worker has, for the card's
@@ -135,11 +143,13 @@ func (c a2aServe) run(ctx context.Context, e env) error {
 	}
 	h, err := a2aserver.New(a2aserver.Options{
 		Agents: e.agents, Profiles: c.profiles, BaseURL: base, Token: token, Describe: builtinDescriptions(),
+		Push: a2aserver.PushOptions{Allow: c.pushAllow},
 	})
 	if err != nil {
 		ln.Close()
-		return err
+		return fmt.Errorf("%w: a2a: %v", ErrUsage, err)
 	}
+	defer h.Close()
 	guarded, err := httpguard.Guard{Hosts: allowedHosts(e)}.Handler(h)
 	if err != nil {
 		ln.Close()

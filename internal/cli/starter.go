@@ -99,11 +99,13 @@ commands (COMMAND -h prints one command's usage):
                            read-only unless TETHER_CONSOLE_TOKEN is set
   a2a [--addr HOST:PORT] [--url URL] [--tls-cert F --tls-key F] [--profiles FILE]
       [--name N] [--description D] [--tools a,b] [--approve a,b] [--system T] [--provider P] [--model M]
+      [--push-allow HOST,IP,CIDR]
                            serve the agents over the Agent2Agent protocol (default 127.0.0.1:8290)
                            until interrupted: a context is an agent, a new one starts with a
                            profile's options (a card each, from --profiles or these flags); every
                            call needs TETHER_A2A_TOKEN when it is set; beyond loopback it needs
-                           the token and TLS (or TETHER_A2A_TLS_CERT/TETHER_A2A_TLS_KEY)
+                           the token and TLS (or TETHER_A2A_TLS_CERT/TETHER_A2A_TLS_KEY); push
+                           notifications reach public addresses only, and what --push-allow names
   deployment [--deployment-name N]
                            the versions of the workers' deployment (--versioning), which is current
                            or ramping, how many open agents run on each and whether it drained

@@ -5,6 +5,7 @@
 // (A2A_URL, A2A_TOKEN) whose model is the scripted one.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import http from "node:http";
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
 
 const base = process.env.A2A_URL;
@@ -189,9 +190,53 @@ test("a malformed request of each kind gets its JSON-RPC error and the agent is 
     client.sendMessage({ message: { ...base_, messageId: "m4", parts: [{ kind: "file", file: { uri: "file:///etc/passwd" } }] } }),
     (e) => e.errorResponse?.error?.code === -32005,
   );
-  assert.throws(() => client.getTaskPushNotificationConfig({ id: first.id }), (e) => e.constructor.name === "PushNotificationNotSupportedError", "the card says no push notifications");
-  assert.equal(await rpc('{"jsonrpc":"2.0","id":3,"method":"tasks/pushNotificationConfig/get","params":{"id":"x"}}'), -32003, "push config");
+  await assert.rejects(client.getTaskPushNotificationConfig({ id: first.id }), (e) => e.errorResponse?.error?.code === -32602, "a task without a push config");
+  assert.equal(await rpc('{"jsonrpc":"2.0","id":3,"method":"tasks/pushNotificationConfig/get","params":{"id":"x"}}'), -32001, "push config of no task");
   const after = await client.sendMessage(message("js-unharmed", "/say after"));
   assert.equal(answerOf(after), "after");
   assert.equal(after.metadata["tether.turn"], 2, "no malformed request reached the agent");
+});
+
+test("a push config set through the SDK is sent the task at each change; a private URL is refused", async () => {
+  const { card, client } = await clientFor();
+  assert.equal(card.capabilities.pushNotifications, true);
+  const got = [];
+  let wake = () => {};
+  const receiver = http.createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      got.push({ token: req.headers["x-a2a-notification-token"], task: JSON.parse(body) });
+      res.end();
+      wake();
+    });
+  });
+  await new Promise((r) => receiver.listen(0, "127.0.0.1", r));
+  try {
+    const url = `http://127.0.0.1:${receiver.address().port}/hook`;
+    const task = await client.sendMessage(message("js-push", '/tool ask_human {"question":"pushed?"}'));
+    assert.equal(task.status.state, "input-required");
+    const set = await client.setTaskPushNotificationConfig({ taskId: task.id, pushNotificationConfig: { id: "js", url, token: "js-token" } });
+    assert.equal(set.pushNotificationConfig.id, "js");
+    const read = await client.getTaskPushNotificationConfig({ id: task.id, pushNotificationConfigId: "js" });
+    assert.equal(read.pushNotificationConfig.url, url);
+    assert.equal((await client.listTaskPushNotificationConfig({ id: task.id })).length, 1);
+    await assert.rejects(
+      client.setTaskPushNotificationConfig({ taskId: task.id, pushNotificationConfig: { url: "http://169.254.169.254/latest" } }),
+      (e) => e.errorResponse?.error?.code === -32602 && /metadata/.test(e.errorResponse.error.data.error),
+    );
+    const done = await client.sendMessage(message("js-push", "yes", { taskId: task.id }));
+    assert.equal(done.status.state, "completed");
+    const deadline = Date.now() + 60_000;
+    while (!got.some((n) => n.task.status.state === "completed")) {
+      assert.ok(Date.now() < deadline, "the completed task is pushed within 60s");
+      await new Promise((r) => { wake = r; setTimeout(r, 1000); });
+    }
+    const states = got.map((n) => n.task.status.state);
+    assert.equal(states[0], "input-required", "the state when the config was set first");
+    assert.equal(states.at(-1), "completed");
+    assert.ok(got.every((n) => n.token === "js-token" && n.task.id === task.id));
+  } finally {
+    receiver.close();
+  }
 });
