@@ -130,3 +130,32 @@ func agentID(log []eventlog.Envelope) string {
 	}
 	return "replayed"
 }
+
+// A worker replays a run again whenever it evicted the run from its cache
+// (or restarted): one Agent, one registration, the same process. Every
+// recorded history replays a second time there as it did the first: no
+// state of one execution survives into the next. The history is read
+// afresh for each replay, as a worker fetches it from the server: the
+// SDK's replayer merges the search attributes a run upserts into the
+// history it was given (workflowInfo.SearchAttributes is the started
+// event's), so a second replay of the same object would start from the
+// attributes the first one ended with.
+func TestRecordedHistoriesReplayAgainInTheSameWorker(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "histories", "*.json"))
+	require.NoError(t, err)
+	hooks, enabled := hook.Defaults()
+	agent := Agent{Config: Config{Hooks: hooks, DefaultHooks: enabled}}
+	r := worker.NewWorkflowReplayer()
+	r.RegisterWorkflowWithOptions(agent.Run, workflow.RegisterOptions{Name: signals.AgentWorkflow})
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			journaled, err := projection.FromHistory(readHistory(t, f).GetEvents())
+			require.NoError(t, err)
+			for i, run := range []string{"first", "again"} {
+				exec := workflow.Execution{ID: agentID(journaled), RunID: run}
+				err := r.ReplayWorkflowHistoryWithOptions(nil, readHistory(t, f), worker.ReplayWorkflowHistoryOptions{OriginalExecution: exec})
+				require.NoError(t, err, "replay %d", i+1)
+			}
+		})
+	}
+}
