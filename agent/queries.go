@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/projection"
 	"github.com/tetherdev/tether/signals"
 )
 
@@ -30,6 +31,9 @@ func (h *Handle) logOf(ctx context.Context, runID string, from int64) ([]eventlo
 	var out []eventlog.Envelope
 	for {
 		page, err := queryRun(ctx, h, runID, signals.LogQuery, signals.LogRequest{From: from}, notReadyOnly, false)
+		if runID != "" && noPoller(err) {
+			return h.closedRunLog(ctx, runID, from)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -46,6 +50,39 @@ func (h *Handle) logOf(ctx context.Context, runID string, from int64) ([]eventlo
 		}
 		from = page.Next
 	}
+}
+
+// closedRunLog reads the log of runID, an earlier run of the chain (one
+// that continued as new), from `from` to its end, from the histories of
+// the chain up to it: a closed run's history holds its whole log. It
+// serves a run whose query no worker can answer, and that none ever will:
+// a run pinned to a worker deployment version whose workers have stopped
+// after the agent moved on to a newer one.
+func (h *Handle) closedRunLog(ctx context.Context, runID string, from int64) ([]eventlog.Envelope, error) {
+	runs, err := projection.FetchChainTo(ctx, h.c, h.ID, runID)
+	if err != nil {
+		return nil, fmt.Errorf("log of agent %s: no worker serves its run %s: read its history: %w", h.ID, runID, err)
+	}
+	log, err := projection.Using(h.dc).FromChain(runs...)
+	if err != nil {
+		return nil, fmt.Errorf("log of agent %s: no worker serves its run %s: project its history: %w", h.ID, runID, err)
+	}
+	out := log[:0]
+	for _, env := range log {
+		if env.Seq >= from {
+			out = append(out, env)
+		}
+	}
+	return out, nil
+}
+
+// noPoller reports the server refusing a query because no worker has
+// polled the queue the run's tasks go to for a while (its
+// matching.queryPollerUnavailableWindow, 20 s by default): under worker
+// versioning, the queue of the version the run is pinned to.
+func noPoller(err error) bool {
+	var fp *serviceerror.FailedPrecondition
+	return errors.As(err, &fp) && strings.Contains(fp.Message, "no poller seen")
 }
 
 func query[In, Out any](ctx context.Context, h *Handle, q signals.Query[In, Out], in In) (Out, error) {

@@ -26,8 +26,13 @@ func Fetch(ctx context.Context, c client.Client, workflowID, runID string) ([]*h
 // FetchChain reads the histories of every run of an agent's chain, oldest
 // first, by following each run's Continue-As-New link back from the latest.
 func FetchChain(ctx context.Context, c client.Client, workflowID string) ([][]*historypb.HistoryEvent, error) {
+	return FetchChainTo(ctx, c, workflowID, "")
+}
+
+// FetchChainTo reads the histories of the runs of an agent's chain up to
+// and including runID ("" = the latest), oldest first.
+func FetchChainTo(ctx context.Context, c client.Client, workflowID, runID string) ([][]*historypb.HistoryEvent, error) {
 	var runs [][]*historypb.HistoryEvent
-	runID := ""
 	for {
 		events, err := Fetch(ctx, c, workflowID, runID)
 		if err != nil {
