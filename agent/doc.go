@@ -55,6 +55,15 @@
 // the next turn on, and the turns after it stay in the log, rewound past;
 // a turn the agent can no longer rebuild is refused naming Fork.
 //
+// Forks and rewinds compose (tested end to end): a fork of a rewound agent
+// sees the rewound conversation; a fork at a position before a rewind sees
+// the turns the rewind later went past, as they were; a fork rewinds its
+// own turns like any agent, but not to a turn before its fork point, which
+// its runs never held (ErrRewindLost: fork the source there instead). A
+// fork is an agent of its own to providers too: its OpenAI calls send its
+// own prompt_cache_key, so its first request may miss the cache its
+// source's calls filled for the prefix they share.
+//
 // The package never imports workflow internals beyond the search attribute
 // keys, and never holds provider credentials.
 package agent

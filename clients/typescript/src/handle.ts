@@ -5,7 +5,7 @@ import {
 } from '@temporalio/client';
 import {
   AlreadyIdleError, ClosedError, ContinuingError, DeliveryUnknownError, DisposedError, DuplicateMessageError, BusyError, InvalidEditError,
-  rejection,
+  InvalidRewindError, rejection,
 } from './errors';
 import { messageUpdateId, newMessageId, validateMessageId } from './message';
 import { MAX_LOG_PAGE, Queries, Signals, Updates } from './names';
@@ -17,7 +17,7 @@ import { TokenEvent, TokenOptions, followFeed } from './tokens';
 import { logFromHistory } from './history';
 import type {
   EventlogEnvelope, SignalsAck, SignalsAgentResult, SignalsDecided, SignalsDecision, SignalsLogPage, SignalsLogRequest,
-  SignalsLiveFeed, SignalsMessage, SignalsSend, SignalsStatusView,
+  SignalsLiveFeed, SignalsMessage, SignalsRewind, SignalsRewound, SignalsSend, SignalsStatusView,
 } from './schema';
 
 /** A list a message joins: its own turn, or the next step boundary. */
@@ -362,6 +362,31 @@ export class AgentHandle {
     if (args !== undefined) d.args = args;
     const out = await this.deliver<SignalsDecided>(name, d.id, d);
     return out ?? { call_id: callId, seq: -1 };
+  }
+
+  /**
+   * rewind brings the idle agent back to the end of turn toTurn (0: before
+   * its first turn), as Go's Handle.Rewind does: from its next turn on the
+   * model sees the conversation that turn ended with, and the turns after
+   * it stay in the log, rewound past (session/rewound, naming `by`). It
+   * answers where the agent stands: `seq` is the session/rewound event's
+   * position, -1 when the agent already stood there and nothing was
+   * recorded. Refused with nothing recorded: InvalidRewindError for a turn
+   * that has not ended, a turn in progress or a run under older rules (a
+   * negative or fractional turn before anything is sent), RewindLostError
+   * for a turn compacted, pruned or rewound past since, which a fork at
+   * that turn still reaches.
+   */
+  async rewind(toTurn: number, by = ''): Promise<SignalsRewound> {
+    if (!Number.isSafeInteger(toTurn) || toTurn < 0) {
+      throw new InvalidRewindError('tether.InvalidRewind', `turn ${toTurn}: turns count from 0, the agent's start`, false);
+    }
+    const r: SignalsRewind = { to_turn: toTurn };
+    if (by !== '') r.by = by;
+    const id = `rewind-${newMessageId()}`;
+    const out = await this.deliver<SignalsRewound>(Updates.rewind, id, r);
+    if (out === undefined) throw new DeliveryUnknownError(id); // a rewind's resend is answered by Temporal, never refused as a duplicate
+    return out;
   }
 
   /** tree reads the agent's status and, depth first, its children's. */

@@ -8,8 +8,8 @@ import { Client, Connection } from '@temporalio/client';
 import { SearchAttributeType, defineSearchAttributeKey } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import {
-  AgentHandle, AlreadyExistsError, Attrs, ClosedError, EventlogEnvelope, InvalidEditError, InvalidMessageError, MAX_DECISION_BYTES,
-  NoSuchDecisionError,
+  AgentHandle, AlreadyExistsError, Attrs, ClosedError, EventlogEnvelope, InvalidEditError, InvalidMessageError, InvalidRewindError,
+  MAX_DECISION_BYTES, NoSuchDecisionError, RewindLostError,
   ReusedMessageIDError, TetherClient, TetherCodec, TokenEvent, parseCodecKeys,
 } from '../src';
 
@@ -161,6 +161,35 @@ describe('against a live Tether', { skip }, () => {
     await locked.approve(lockedCall, 'ops');
     await locked.waitIdle({ timeoutMs: 30_000 });
     assert.deepEqual((await locked.log()).filter((e) => e.type === 'tool/result').map((e) => (e.data as { content: string }).content), ['2']);
+  });
+
+  test('rewind to an ended turn: the log keeps the turns rewound past, refusals are typed and record nothing', t60, async () => {
+    const h = await tether.create({ id: fresh('rewind'), first: '/say one' });
+    for (const say of ['/say two', '/say three']) {
+      await h.waitIdle({ timeoutMs: 30_000 });
+      await h.followup(say);
+    }
+    await h.waitIdle({ timeoutMs: 30_000 });
+    await assert.rejects(h.rewind(-1), InvalidRewindError, 'refused before sending');
+    await assert.rejects(h.rewind(1.5), InvalidRewindError, 'refused before sending');
+    await assert.rejects(h.rewind(9), InvalidRewindError, 'a turn that has not ended');
+    const r = await h.rewind(1, 'ops');
+    assert.equal(r.turn, 1);
+    assert.equal(r.past, 3, 'turns 2 and 3 rewound past');
+    assert.ok(r.seq > 0);
+    assert.equal((await h.rewind(1)).seq, -1, 'already there: nothing recorded');
+    await h.followup('/say again');
+    const st = await h.waitIdle({ timeoutMs: 30_000 });
+    assert.equal(st.turn, 4, 'turn numbers go on');
+    await assert.rejects(h.rewind(2), RewindLostError, 'a turn rewound past is reached by a fork, not in place');
+    const log = await h.log();
+    const rewound = log.filter((e) => e.type === 'session/rewound');
+    assert.equal(rewound.length, 1, 'refusals record nothing');
+    assert.equal(rewound[0].seq, r.seq);
+    assert.deepEqual({ ...(rewound[0].data as Record<string, unknown>), at: undefined },
+      { to_turn: 1, past: 3, keep: r.keep, by: 'ops', at: undefined });
+    assert.deepEqual(texts(log, 'assistant/message'), ['one', 'two', 'three', 'again'], 'the log is never rewritten');
+    assert.deepEqual(await h.logFromHistory(), log, 'history folds to the same log');
   });
 
   test('answer an ask_human question', t60, async () => {
