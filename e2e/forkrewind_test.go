@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tetherdev/tether/agent"
+	"github.com/tetherdev/tether/eventlog"
 	"github.com/tetherdev/tether/signals"
 )
 
@@ -127,4 +128,74 @@ func TestForksOfRewoundAgentsAndRewindsOfForksSeeTheConversationTheyStandAt(t *t
 	sent = m.requests(f1.ID)
 	require.Equal(t, string(sent[len(sent)-1]), string(asSentBy(got[0], f3.ID, f1.ID)),
 		"the fork of the fork sends what the fork itself sends next")
+}
+
+// Forking a parent does not fork its children: the fork of a parent with a
+// detached child has no children, and the child's next report reaches the
+// source only. A fork of the child is a root: no parent, and nothing it
+// does reaches the child's parent.
+func TestAForkedParentHasNoChildrenAndAForkedChildIsARoot(t *testing.T) {
+	e := newEnv(t)
+	e.startWorker(echoTool())
+	ctx := ctxT(t, 2*time.Minute)
+	parent, err := e.agents.Create(ctx, agent.CreateOptions{ID: "fork-parent", Options: signals.AgentOptions{
+		Tools: []string{signals.SpawnTool}}, First: spawnLine("/say first report", "detach")})
+	require.NoError(t, err)
+	var child string
+	waitFor(t, 30*time.Second, "the child's first report", func() bool {
+		log, err := parent.Log(ctx)
+		if err != nil {
+			return false
+		}
+		evs := events(t, log)
+		if started := ofType[eventlog.ChildStarted](evs); len(started) > 0 {
+			child = started[0].ChildID
+		}
+		return len(ofType[eventlog.ChildSettled](evs)) == 1
+	})
+	waitIdle(ctx, t, parent)
+	st, err := parent.Status(ctx)
+	require.NoError(t, err)
+	require.Len(t, st.Children, 1)
+
+	log, err := parent.Log(ctx)
+	require.NoError(t, err)
+	boundaries := idleAfterTurns(t, log)
+	fp, err := parent.Fork(ctx, boundaries[len(boundaries)-1])
+	require.NoError(t, err)
+	fst, err := fp.Status(ctx)
+	require.NoError(t, err)
+	require.Empty(t, fst.Children, "the fork has none of its source's children")
+
+	ch, err := e.agents.Attach(ctx, child)
+	require.NoError(t, err)
+	_, err = ch.Followup(ctx, "/say second report")
+	require.NoError(t, err)
+	waitFor(t, 30*time.Second, "the second report, at the source", func() bool {
+		log, err := parent.Log(ctx)
+		return err == nil && len(ofType[eventlog.ChildSettled](events(t, log))) == 2
+	})
+	flog, err := fp.Log(ctx)
+	require.NoError(t, err)
+	require.Empty(t, ofType[eventlog.ChildSettled](events(t, flog)), "no report reaches the fork")
+
+	clog, err := ch.Log(ctx)
+	require.NoError(t, err)
+	cb := idleAfterTurns(t, clog)
+	fc, err := ch.Fork(ctx, cb[len(cb)-1], agent.AppendMessage("/say a fork's answer"))
+	require.NoError(t, err)
+	_, err = fc.WaitIdle(ctx)
+	require.NoError(t, err)
+	d, err := e.c.DescribeWorkflowExecution(ctx, fc.ID, "")
+	require.NoError(t, err)
+	require.Empty(t, d.GetWorkflowExecutionInfo().GetParentExecution().GetWorkflowId(), "a forked child is a root")
+	_, isParent := d.GetWorkflowExecutionInfo().GetSearchAttributes().GetIndexedFields()[signals.AttrParent]
+	require.False(t, isParent, "with no TetherParent")
+	waitIdle(ctx, t, parent)
+	log, err = parent.Log(ctx)
+	require.NoError(t, err)
+	require.Len(t, ofType[eventlog.ChildSettled](events(t, log)), 2, "the forked child's turn reports to nobody")
+	for _, h := range []*agent.Handle{fc, fp, parent} {
+		require.NoError(t, h.Dispose(ctx, "test over"))
+	}
 }

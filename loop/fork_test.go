@@ -236,3 +236,47 @@ func TestAForkOfAForkStartsFromTheFirstForksSeed(t *testing.T) {
 	require.Equal(t, eventlog.Message{Role: eventlog.RoleAssistant, Content: "other"}, conv[4], "then the fork's")
 	next.requireOK()
 }
+
+// Children are not forked. At a turn boundary of a parent with a detached
+// child, the fork's seed has no children: a report from the source's
+// child is not the fork's (dropped, nothing woken) and the fork's dispose
+// signals no child; the source still has its child. While a child the
+// parent waits for runs, its spawn call has no result: no fork there.
+func TestAForkHasNoneOfItsSourcesChildren(t *testing.T) {
+	opts := signals.AgentOptions{}
+	d := parentDriver(t, opts)
+	opts = d.l.Options()
+	d.followup("f1")
+	d.resume()
+	d.answerModel(call(signals.SpawnTool, `{"task":"watch the queue","mode":"detach"}`))
+	start := take[StartChild](d)
+	d.step(ChildStart{ChildID: start.ChildID})
+	d.answerModel(answer("will report"))
+	require.Len(t, d.l.State().Children, 1)
+	at := d.l.State().Len - 1
+
+	fork, seed := restoreFork(t, d, opts, eventlog.SessionForked{Source: "a1", At: at})
+	require.Empty(t, seed.State.Children)
+	fork.resume()
+	inserted := len(only[eventlog.InboxInserted](fork.events()))
+	rd := fork.step(report(start.ChildID, 1, eventlog.EndCompleted, "queue is fine", 100))
+	require.Empty(t, rd.Commands, "the source's child reports to the source, not the fork")
+	require.False(t, fork.l.State().InTurn)
+	require.Len(t, only[eventlog.InboxInserted](fork.events()), inserted)
+	fork.step(Dispose{Cause: "bye"})
+	require.Empty(t, seen[SignalChild](fork), "disposing the fork leaves the source's child alone")
+	fork.requireOK()
+	require.Len(t, d.l.State().Children, 1, "the source keeps its child")
+
+	// A child the parent waits for holds its spawn call open.
+	w := parentDriver(t, signals.AgentOptions{})
+	w.followup("f1")
+	w.resume()
+	w.answerModel(call(signals.SpawnTool, `{"task":"count the files"}`))
+	wstart := take[StartChild](w)
+	w.step(ChildStart{ChildID: wstart.ChildID})
+	_, err := ForkSeed(FreshPrefix(w.l.Options(), logOf(w)), eventlog.SessionForked{Source: "a1", At: w.l.State().Len - 1})
+	var pe *ForkPositionError
+	require.ErrorAs(t, err, &pe, "no fork while the spawn call waits for its child")
+	require.Contains(t, pe.Why, "call")
+}
