@@ -1,0 +1,465 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
+
+	"github.com/tetherdev/tether/eventlog"
+	"github.com/tetherdev/tether/internal/release"
+	"github.com/tetherdev/tether/projection"
+	"github.com/tetherdev/tether/signals"
+)
+
+// build is a worker and a starter binary of one Tether build.
+type build struct {
+	name, worker, starter string
+}
+
+// buildRelease builds the last release's worker and starter from the
+// repository's history (git archive: the repository is not written to).
+func buildRelease(t *testing.T) build {
+	t.Helper()
+	root, err := filepath.Abs("..")
+	require.NoError(t, err)
+	rel, err := release.Last(root)
+	require.NoError(t, err)
+	src := filepath.Join(t.TempDir(), "src")
+	require.NoError(t, os.MkdirAll(src, 0o755))
+	archive := exec.Command("git", "archive", rel.Commit)
+	archive.Dir = root
+	tar := exec.Command("tar", "-x", "-C", src)
+	tar.Stdin, err = archive.StdoutPipe()
+	require.NoError(t, err)
+	var stderr bytes.Buffer
+	archive.Stderr = &stderr
+	require.NoError(t, tar.Start())
+	require.NoError(t, archive.Run(), "git archive %s: %s", rel.Commit, stderr.String())
+	require.NoError(t, tar.Wait())
+	return buildIn(t, rel.Version, src)
+}
+
+// buildIn builds cmd/worker and cmd/starter of the module at src.
+func buildIn(t *testing.T, name, src string) build {
+	t.Helper()
+	bin := t.TempDir()
+	cmd := exec.Command("go", "build", "-o", bin+string(os.PathSeparator), "./cmd/worker", "./cmd/starter")
+	cmd.Dir = src
+	cmd.Env = append(os.Environ(), "GOWORK=off")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "build %s: %s", name, out)
+	return build{name: name, worker: filepath.Join(bin, "worker"), starter: filepath.Join(bin, "starter")}
+}
+
+// deploy is one Temporal server with builds' workers on its task queue,
+// and a model server whose first call saying "stall" never answers.
+type deploy struct {
+	t     *testing.T
+	e     *env
+	model *httptest.Server
+	dir   string
+
+	mu      sync.Mutex
+	stalled chan struct{} // closed when the stalled call arrived
+	calls   int
+}
+
+func newDeploy(t *testing.T) *deploy {
+	d := &deploy{t: t, e: newEnv(t), dir: t.TempDir(), stalled: make(chan struct{})}
+	d.model = httptest.NewServer(http.HandlerFunc(d.serveModel))
+	t.Cleanup(d.model.Close)
+	return d
+}
+
+// serveModel is an OpenAI chat completions endpoint answering "answer to:
+// <last message>", but for the first call whose last message says stall,
+// which it holds until its caller goes away.
+func (d *deploy) serveModel(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	var req struct {
+		Stream   bool `json:"stream"`
+		Messages []struct {
+			Content string `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil || len(req.Messages) == 0 {
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	last := req.Messages[len(req.Messages)-1].Content
+	d.mu.Lock()
+	d.calls++
+	stall := strings.Contains(last, "stall") && d.calls == 1
+	d.mu.Unlock()
+	if stall {
+		close(d.stalled)
+		<-r.Context().Done()
+		return
+	}
+	text, _ := json.Marshal("answer to: " + last)
+	if !req.Stream {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"id":"c","object":"chat.completion","created":1,"model":"gpt-test","choices":[{"index":0,"message":{"role":"assistant","content":%s},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}}`, text)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	fmt.Fprintf(w, "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"gpt-test\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":%s},\"finish_reason\":\"stop\"}]}\n\n", text)
+	fmt.Fprint(w, `data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"gpt-test","choices":[],"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}}`+"\n\ndata: [DONE]\n\n")
+}
+
+func (d *deploy) env() []string {
+	return append(os.Environ(), "TEMPORAL_ADDRESS="+d.e.ts.GetFrontendHostPort(), "TEMPORAL_NAMESPACE="+d.e.ts.GetDefaultNamespace(),
+		"OPENAI_BASE_URL="+d.model.URL, "OPENAI_COMPATIBLE_API_KEY=sk-test")
+}
+
+// proc is a running worker process and the file its output goes to.
+type proc struct {
+	cmd *exec.Cmd
+	out string
+}
+
+// start runs b's worker: continuing as new every 2 turns, so chains form.
+func (d *deploy) start(b build) *proc {
+	d.t.Helper()
+	out := filepath.Join(d.dir, fmt.Sprintf("%s-%d.log", b.name, time.Now().UnixNano()))
+	f, err := os.Create(out)
+	require.NoError(d.t, err)
+	cmd := exec.Command(b.worker, "--max-run-turns", "2", "--heartbeat-timeout", "4s", "--provider", "scripted")
+	cmd.Env, cmd.Stdout, cmd.Stderr = d.env(), f, f
+	require.NoError(d.t, cmd.Start())
+	p := &proc{cmd: cmd, out: out}
+	d.t.Cleanup(func() {
+		p.kill()
+		f.Close()
+		if d.t.Failed() {
+			log, _ := os.ReadFile(out)
+			d.t.Logf("%s's worker said:\n%s", b.name, tail(log, 4000))
+		}
+	})
+	waitFor(d.t, time.Minute, b.name+"'s worker to start", func() bool {
+		log, _ := os.ReadFile(out)
+		return bytes.Contains(log, []byte("Started Worker"))
+	})
+	return p
+}
+
+// tail is the last n bytes of b.
+func tail(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[len(b)-n:]
+	}
+	return b
+}
+
+func (p *proc) kill() {
+	_ = p.cmd.Process.Signal(syscall.SIGKILL)
+	_, _ = p.cmd.Process.Wait()
+}
+
+// stop ends the worker as a deploy does: SIGTERM, then it drains.
+func (p *proc) stop(t *testing.T) {
+	t.Helper()
+	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
+	_, _ = p.cmd.Process.Wait()
+}
+
+// output is what the worker wrote.
+func (p *proc) output(t *testing.T) string {
+	b, err := os.ReadFile(p.out)
+	require.NoError(t, err)
+	return string(b)
+}
+
+// starter runs b's starter and returns its standard output.
+func (d *deploy) starter(b build, args ...string) string {
+	d.t.Helper()
+	cmd := exec.Command(b.starter, args...)
+	cmd.Env = d.env()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.NoError(d.t, cmd.Run(), "%s starter %v: %s", b.name, args, stderr.String())
+	return stdout.String()
+}
+
+// pending waits for the agent's one call waiting for a person.
+func (d *deploy) pending(ctx context.Context, id string) signals.PendingView {
+	d.t.Helper()
+	h, err := d.e.agents.Attach(ctx, id)
+	require.NoError(d.t, err)
+	var st signals.StatusView
+	waitFor(d.t, time.Minute, id+"'s call to wait for a person", func() bool {
+		st, err = h.Status(ctx)
+		return err == nil && len(st.Pending) == 1
+	})
+	return st.Pending[0]
+}
+
+// results are the contents of the tool results in id's whole log, read by
+// HEAD's client across its chain of runs, and the answers.
+func (d *deploy) results(ctx context.Context, id string) (tools, said []string) {
+	d.t.Helper()
+	h, err := d.e.agents.Attach(ctx, id)
+	if h == nil { // a closed agent's handle still reads
+		require.NoError(d.t, err)
+	}
+	log, err := h.Log(ctx)
+	require.NoError(d.t, err, "the log of %s", id)
+	evs := events(d.t, log)
+	for _, r := range ofType[eventlog.ToolResult](evs) {
+		tools = append(tools, r.Content)
+	}
+	return tools, answers(evs)
+}
+
+// idle waits until id is idle, across runs.
+func (d *deploy) idle(ctx context.Context, id string) signals.StatusView {
+	d.t.Helper()
+	h, err := d.e.agents.Attach(ctx, id)
+	require.NoError(d.t, err)
+	return idleAcrossRuns(ctx, d.t, h)
+}
+
+// requireNoNondeterminism: no workflow task of any agent failed for
+// nondeterminism, and the worker never said so.
+func requireNoNondeterminism(t *testing.T, ps ...*proc) {
+	t.Helper()
+	for _, p := range ps {
+		out := p.output(t)
+		for _, bad := range []string{"nondetermin", "TMPRL1100", "panic"} {
+			require.NotContains(t, strings.ToLower(out), strings.ToLower(bad), "%s says %s", p.out, bad)
+		}
+	}
+}
+
+// A plain rolling deploy from the last release to HEAD (no versioning):
+// agents in every state on the release's worker, HEAD's worker started
+// beside it (the builds mixed on one task queue), the release's worker
+// killed with SIGKILL while a model call is in flight; then HEAD alone.
+// Every agent finishes what it was doing exactly once, no workflow task
+// fails for nondeterminism, and HEAD reads every agent's log across its
+// chain of runs.
+func TestARollingDeployFromTheLastReleaseFinishesEveryAgentOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the last release")
+	}
+	old := buildRelease(t)
+	root, err := filepath.Abs("..")
+	require.NoError(t, err)
+	head := buildIn(t, "head", root)
+	d := newDeploy(t)
+	ctx := ctxT(t, 6*time.Minute)
+
+	v1 := d.start(old)
+	calc := `/tool calculate {"expression":"6*7"}`
+	d.starter(old, "start", "--id", "r-idle", "--wait", calc)
+	d.starter(old, "start", "--id", "r-approval", "--approve", "calculate", `/tool calculate {"expression":"2+3"}`)
+	d.starter(old, "start", "--id", "r-question", "--tools", "ask_human", `/tool ask_human {"question":"which colour?"}`)
+	d.starter(old, "start", "--id", "r-wait", "--tools", "wait", `/tool wait {"seconds":20}`)
+	d.starter(old, "start", "--id", "r-scheduled", "--wait", "/say now")
+	d.starter(old, "followup", "--in", "20s", "r-scheduled", "/say later")
+	child := `/tool ask_human {"question":"ready?"}`
+	d.starter(old, "start", "--id", "r-parent", "--tools", "spawn_agent,ask_human",
+		fmt.Sprintf(`/tool spawn_agent {"task":%q,"mode":"wait","tools":["ask_human"]}`, child)+"\n"+
+			fmt.Sprintf(`/tool spawn_agent {"task":%q,"mode":"detach","tools":["ask_human"]}`, child))
+	d.starter(old, "start", "--id", "r-chain", "--wait", "/say one")
+	d.starter(old, "followup", "r-chain", "/say two")
+	d.idle(ctx, "r-chain")
+	d.starter(old, "followup", "r-chain", "/say three")
+	d.idle(ctx, "r-chain")
+	d.pending(ctx, "r-approval")
+	d.pending(ctx, "r-question")
+	parent, err := d.e.agents.Attach(ctx, "r-parent")
+	require.NoError(t, err)
+	var children []string
+	waitFor(t, time.Minute, "the parent's two children to ask", func() bool {
+		st, err := parent.Status(ctx)
+		if err != nil || len(st.Children) != 2 {
+			return false
+		}
+		children = children[:0]
+		for _, c := range st.Children {
+			children = append(children, c.ID)
+		}
+		return true
+	})
+	for _, c := range children {
+		d.pending(ctx, c)
+	}
+	d.starter(old, "start", "--id", "r-inflight", "--provider", "openai", "stall here")
+	select {
+	case <-d.stalled:
+	case <-ctx.Done():
+		t.Fatal("the model call never arrived")
+	}
+	require.NotEmpty(t, d.firstRun(ctx, "r-chain"), "r-chain continued as new")
+
+	// HEAD beside the release: the builds share the task queue.
+	v2 := d.start(head)
+	approval := d.pending(ctx, "r-approval")
+	h, err := d.e.agents.Attach(ctx, "r-approval")
+	require.NoError(t, err)
+	_, err = h.Approve(ctx, approval.CallID, "ops", "fine")
+	require.NoError(t, err)
+	question := d.pending(ctx, "r-question")
+	h, err = d.e.agents.Attach(ctx, "r-question")
+	require.NoError(t, err)
+	_, err = h.Answer(ctx, question.CallID, "ops", "green")
+	require.NoError(t, err)
+	d.idle(ctx, "r-approval")
+	d.idle(ctx, "r-question")
+
+	// The release's worker dies mid-call; HEAD carries on alone.
+	v1.kill()
+	for _, c := range children {
+		p := d.pending(ctx, c)
+		h, err := d.e.agents.Attach(ctx, c)
+		require.NoError(t, err)
+		_, err = h.Answer(ctx, p.CallID, "ops", "ready")
+		require.NoError(t, err)
+	}
+	_, err = d.e.agents.Attach(ctx, "r-idle")
+	require.NoError(t, err)
+	d.starter(head, "followup", "r-idle", `/tool calculate {"expression":"1+1"}`)
+	d.starter(head, "followup", "r-chain", "/say four")
+	for _, id := range []string{"r-idle", "r-wait", "r-scheduled", "r-parent", "r-chain", "r-inflight"} {
+		d.idle(ctx, id)
+	}
+	waitFor(t, time.Minute, "the scheduled message's turn", func() bool {
+		_, said := d.results(ctx, "r-scheduled")
+		return len(said) == 2
+	})
+
+	want := map[string][2][]string{
+		"r-idle":      {{"42", "2"}, nil},
+		"r-approval":  {{"5"}, nil},
+		"r-question":  {{"green"}, nil},
+		"r-scheduled": {nil, {"now", "later"}},
+		"r-chain":     {nil, {"one", "two", "three", "four"}},
+		"r-inflight":  {nil, {"answer to: stall here"}},
+	}
+	for id, w := range want {
+		tools, said := d.results(ctx, id)
+		if w[0] != nil {
+			require.Equal(t, w[0], tools, "%s: each call ran once", id)
+		}
+		if w[1] != nil {
+			require.Equal(t, w[1], said, "%s: each turn answered once", id)
+		}
+	}
+	tools, _ := d.results(ctx, "r-wait")
+	require.Len(t, tools, 1, "the wait ended once: %v", tools)
+	tools, _ = d.results(ctx, "r-parent")
+	require.Len(t, tools, 2, "both spawns have one result: %v", tools)
+	require.Contains(t, strings.Join(tools, "\n"), "ready", "the waited-for child's answer")
+	for _, c := range children {
+		tools, _ := d.results(ctx, c)
+		require.Equal(t, []string{"ready"}, tools, "child %s", c)
+	}
+	for _, id := range append([]string{"r-idle", "r-approval", "r-question", "r-wait", "r-scheduled", "r-parent", "r-chain", "r-inflight"}, children...) {
+		require.NotEmpty(t, d.starter(head, "log", id), "HEAD's starter reads %s's log", id)
+	}
+	requireNoNondeterminism(t, v2)
+}
+
+// firstRun is "" when the agent has one run, else the ID of its first.
+func (d *deploy) firstRun(ctx context.Context, id string) string {
+	desc, err := d.e.c.DescribeWorkflowExecution(ctx, id, "")
+	require.NoError(d.t, err)
+	if first := desc.GetWorkflowExecutionInfo().GetFirstRunId(); first != desc.GetWorkflowExecutionInfo().GetExecution().GetRunId() {
+		return first
+	}
+	return ""
+}
+
+// failedTasks are the causes of the failed workflow tasks in the history
+// of id's latest run.
+func (d *deploy) failedTasks(ctx context.Context, id string) []string {
+	var out []string
+	it := d.e.c.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		require.NoError(d.t, err)
+		if f := ev.GetWorkflowTaskFailedEventAttributes(); f != nil {
+			out = append(out, f.GetFailure().GetMessage())
+		}
+	}
+	return out
+}
+
+// The reverse: agents HEAD started, then the release's worker in its place
+// (a rollback). The release refuses HEAD's runs cleanly: their workflow
+// tasks fail naming the loop rules it does not know, and nothing is
+// recorded. With HEAD back, each agent takes what arrived meanwhile and
+// finishes exactly once.
+func TestARollbackToTheLastReleaseRefusesHEADsRunsCleanly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the last release")
+	}
+	old := buildRelease(t)
+	root, err := filepath.Abs("..")
+	require.NoError(t, err)
+	head := buildIn(t, "head", root)
+	d := newDeploy(t)
+	ctx := ctxT(t, 6*time.Minute)
+
+	v2 := d.start(head)
+	d.starter(head, "start", "--id", "b-idle", "--wait", `/tool calculate {"expression":"6*7"}`)
+	d.starter(head, "start", "--id", "b-approval", "--approve", "calculate", `/tool calculate {"expression":"2+3"}`)
+	d.starter(head, "start", "--id", "b-wait", "--tools", "wait", `/tool wait {"seconds":5}`)
+	approval := d.pending(ctx, "b-approval")
+	v2.stop(t)
+
+	v1 := d.start(old)
+	d.starter(head, "followup", "--no-ack", "b-idle", `/tool calculate {"expression":"1+1"}`)
+	waitFor(t, 2*time.Minute, "the release to refuse b-idle's and b-wait's runs", func() bool {
+		return len(d.failedTasks(ctx, "b-idle")) > 0 && len(d.failedTasks(ctx, "b-wait")) > 0
+	})
+	for _, id := range []string{"b-idle", "b-wait"} {
+		for _, cause := range d.failedTasks(ctx, id) {
+			require.Contains(t, cause, "unknown loop rules", "%s: the release says why it refuses", id)
+		}
+	}
+	// Its queries fail too (the run's workflow task is failing): history
+	// shows that the release recorded nothing.
+	runs, err := projection.FetchChain(ctx, d.e.c, "b-idle")
+	require.NoError(t, err)
+	log, err := projection.FromChain(runs...)
+	require.NoError(t, err)
+	var results []string
+	for _, r := range ofType[eventlog.ToolResult](events(t, log)) {
+		results = append(results, r.Content)
+	}
+	require.Equal(t, []string{"42"}, results, "nothing recorded by the release")
+	v1.kill()
+
+	v2 = d.start(head)
+	h, err := d.e.agents.Attach(ctx, "b-approval")
+	require.NoError(t, err)
+	_, err = h.Approve(ctx, approval.CallID, "ops", "fine")
+	require.NoError(t, err)
+	for _, id := range []string{"b-idle", "b-approval", "b-wait"} {
+		d.idle(ctx, id)
+	}
+	for id, want := range map[string]int{"b-idle": 2, "b-approval": 1, "b-wait": 1} {
+		tools, _ := d.results(ctx, id)
+		require.Len(t, tools, want, "%s: %v", id, tools)
+	}
+	tools, _ := d.results(ctx, "b-idle")
+	require.Equal(t, []string{"42", "2"}, tools, "the followup sent during the rollback is taken once")
+	requireNoNondeterminism(t, v2)
+}
