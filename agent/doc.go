@@ -17,7 +17,10 @@
 // (signals.ErrReusedID). A call that needs a worker (a query, an update,
 // the end of a dispose) fails within seconds with a NoWorkerError when no
 // worker polls the agent's task queue, never while one is starting; Log
-// and Status then read the agent's history instead. A closed agent's
+// and Status then read the agent's history instead. Log also reads from
+// history an agent whose workflow task is failing (TaskFailingError: a
+// build that refuses its run) and an earlier run no worker serves any
+// more (pinned to a drained deployment version). A closed agent's
 // calls fail with a ClosedError saying how and why it ended, and its
 // close status wins over its last status query answer. Handle.Retrying lists the agent's calls that
 // Temporal is retrying, and why; Handle.Calls adds the progress that running

@@ -105,6 +105,35 @@ func (e *NoWorkerError) Error() string {
 // Is matches ErrNoWorker.
 func (e *NoWorkerError) Is(target error) bool { return target == ErrNoWorker }
 
+// ErrTaskFailing marks a read the server refused because the agent's
+// latest workflow task is failing.
+var ErrTaskFailing = errors.New("the agent's workflow task is failing")
+
+// TaskFailingError is a query the server refused, after the client asked
+// again for queryNotReadyWait, because the agent's workflow task is
+// failing: a worker takes it and fails it, as a build does with a run
+// under loop rules it does not know (after a rollback to an older build;
+// its workflow tasks say "unknown loop rules"), until a build that knows
+// the run takes it. Log returns the log read from the agent's history
+// beside it, FromHistory set: the log as the workflow tasks completed so
+// far wrote it. It matches ErrTaskFailing.
+type TaskFailingError struct {
+	Agent       string
+	FromHistory bool
+}
+
+func (e *TaskFailingError) Error() string {
+	s := "the workflow task of agent " + e.Agent + " is failing: a worker refuses or cannot run it (the worker's log and the " +
+		"agent's history say why: a build older than the agent's loop rules refuses it until a build that knows them takes it)"
+	if e.FromHistory {
+		s += " (read from the agent's history instead)"
+	}
+	return s
+}
+
+// Is matches ErrTaskFailing.
+func (e *TaskFailingError) Is(target error) bool { return target == ErrTaskFailing }
+
 // ErrAlreadyDelivered answers an acknowledged message sent again under a
 // message ID the agent already accepted with the same content: it was
 // delivered once, by the first send, and is not delivered again. It is not

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+
+	"go.temporal.io/api/serviceerror"
 
 	"github.com/tetherdev/tether/eventlog"
 	"github.com/tetherdev/tether/projection"
@@ -58,29 +61,49 @@ func (h *Handle) attrStatus(ctx context.Context, nw *NoWorkerError) (signals.Sta
 func (h *Handle) readLog(ctx context.Context, from int64) ([]eventlog.Envelope, error) {
 	log, err := h.logOf(ctx, "", from)
 	var nw *NoWorkerError
-	if !errors.As(err, &nw) {
+	if errors.As(err, &nw) {
+		return h.historyLog(ctx, from, nw)
+	}
+	if taskFailing(err) && ctx.Err() == nil {
+		tf := &TaskFailingError{Agent: h.ID}
+		log, err := h.historyLog(ctx, from, tf)
+		if err == nil {
+			tf.FromHistory = true
+			err = tf
+		}
 		return log, err
 	}
-	return h.historyLog(ctx, from, nw)
+	return log, err
+}
+
+// taskFailing reports the server refusing a query because the run's
+// workflow task is failing.
+func taskFailing(err error) bool {
+	var wnr *serviceerror.WorkflowNotReady
+	return errors.As(err, &wnr) && strings.Contains(wnr.Message, "Workflow Task in failed state")
 }
 
 // historyLog projects the log from `from` on from the histories of the
 // agent's chain of runs (package projection), beside nw with FromHistory
 // set: the log as far as the workflow tasks completed so far wrote it.
-func (h *Handle) historyLog(ctx context.Context, from int64, nw *NoWorkerError) ([]eventlog.Envelope, error) {
+func (h *Handle) historyLog(ctx context.Context, from int64, why error) ([]eventlog.Envelope, error) {
 	runs, err := projection.FetchChain(ctx, h.c, h.ID)
 	if err != nil {
-		return nil, fmt.Errorf("%w; read its history: %w", nw, err)
+		return nil, fmt.Errorf("%w; read its history: %w", why, err)
 	}
 	log, err := projection.Using(h.dc).FromChain(runs...)
 	if err != nil {
-		return nil, fmt.Errorf("%w; project its history: %w", nw, err)
+		return nil, fmt.Errorf("%w; project its history: %w", why, err)
 	}
 	out := log[:0]
 	for _, env := range log {
 		if env.Seq >= from {
 			out = append(out, env)
 		}
+	}
+	nw, ok := why.(*NoWorkerError)
+	if !ok {
+		return out, nil
 	}
 	read := *nw
 	read.FromHistory = true

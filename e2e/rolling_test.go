@@ -20,9 +20,9 @@ import (
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
 
+	"github.com/tetherdev/tether/agent"
 	"github.com/tetherdev/tether/eventlog"
 	"github.com/tetherdev/tether/internal/release"
-	"github.com/tetherdev/tether/projection"
 	"github.com/tetherdev/tether/signals"
 )
 
@@ -194,6 +194,19 @@ func (d *deploy) starter(b build, args ...string) string {
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	require.NoError(d.t, cmd.Run(), "%s starter %v: %s", b.name, args, stderr.String())
 	return stdout.String()
+}
+
+// starterErr runs b's starter, which must succeed, and returns what it
+// wrote to standard error.
+func (d *deploy) starterErr(b build, args ...string) string {
+	d.t.Helper()
+	cmd := exec.Command(b.starter, args...)
+	cmd.Env = d.env()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.NoError(d.t, cmd.Run(), "%s starter %v: %s", b.name, args, stderr.String())
+	require.NotEmpty(d.t, stdout.String(), "%s starter %v printed nothing", b.name, args)
+	return stderr.String()
 }
 
 // pending waits for the agent's one call waiting for a person.
@@ -434,21 +447,25 @@ func TestARollbackToTheLastReleaseRefusesHEADsRunsCleanly(t *testing.T) {
 			require.Contains(t, cause, "unknown loop rules", "%s: the release says why it refuses", id)
 		}
 	}
-	// Its queries fail too (the run's workflow task is failing): history
-	// shows that the release recorded nothing.
-	runs, err := projection.FetchChain(ctx, d.e.c, "b-idle")
+	// Its queries fail too (the run's workflow task is failing): the log is
+	// read from history, which shows the release recorded nothing.
+	h, err := d.e.agents.Attach(ctx, "b-idle")
 	require.NoError(t, err)
-	log, err := projection.FromChain(runs...)
-	require.NoError(t, err)
+	log, err := h.Log(ctx)
+	var tf *agent.TaskFailingError
+	require.ErrorAs(t, err, &tf)
+	require.True(t, tf.FromHistory)
 	var results []string
 	for _, r := range ofType[eventlog.ToolResult](events(t, log)) {
 		results = append(results, r.Content)
 	}
 	require.Equal(t, []string{"42"}, results, "nothing recorded by the release")
+	out := d.starterErr(head, "log", "b-idle")
+	require.Contains(t, out, "workflow task of agent b-idle is failing", "starter log says why it read history")
 	v1.kill()
 
 	v2 = d.start(head)
-	h, err := d.e.agents.Attach(ctx, "b-approval")
+	h, err = d.e.agents.Attach(ctx, "b-approval")
 	require.NoError(t, err)
 	_, err = h.Approve(ctx, approval.CallID, "ops", "fine")
 	require.NoError(t, err)

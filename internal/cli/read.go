@@ -45,11 +45,13 @@ type statusJSON struct {
 }
 
 // fromHistory reports err as what a read says when no worker answered
-// it and it was read from the agent's history instead: the note is
-// printed on Err and the read is shown.
+// it (none polls, or the agent's workflow task is failing) and it was
+// read from the agent's history instead: the note is printed on Err and
+// the read is shown.
 func fromHistory(e env, err error) bool {
 	var nw *agent.NoWorkerError
-	if !errors.As(err, &nw) || !nw.FromHistory {
+	var tf *agent.TaskFailingError
+	if !(errors.As(err, &nw) && nw.FromHistory) && !(errors.As(err, &tf) && tf.FromHistory) {
 		return false
 	}
 	fmt.Fprintf(e.s.Err, "starter: %v\n", err)
