@@ -31,33 +31,94 @@ type build struct {
 	name, worker, starter string
 }
 
-// buildRelease builds the last release's worker and starter from the
-// repository's history (git archive: the repository is not written to).
+// versionedOld is a commit of main with Worker Deployment Versioning
+// (--versioning, starter deployment and upgrade): the old build of the
+// versioned rolling deploy, since the last release predates versioning.
+const versionedOld = "7faed46728f9b175debda65b9d1184ff33107236"
+
+// builds are the binaries built so far by this test process, by name:
+// each build is made once.
+var builds = struct {
+	sync.Mutex
+	m   map[string]build
+	dir string
+}{m: map[string]build{}}
+
+// built returns the build of name, making it with make the first time.
+func built(t *testing.T, name string, make func(dir string) build) build {
+	t.Helper()
+	builds.Lock()
+	defer builds.Unlock()
+	if b, ok := builds.m[name]; ok {
+		return b
+	}
+	if builds.dir == "" {
+		dir, err := os.MkdirTemp("", "tether-builds-")
+		require.NoError(t, err)
+		builds.dir = dir
+	}
+	dir := filepath.Join(builds.dir, name)
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	b := make(dir)
+	builds.m[name] = b
+	return b
+}
+
+// headBuild is HEAD's worker and starter, built from the working tree.
+func headBuild(t *testing.T) build {
+	return built(t, "head", func(dir string) build {
+		root, err := filepath.Abs("..")
+		require.NoError(t, err)
+		return buildIn(t, "head", root, dir)
+	})
+}
+
+// buildRelease builds the last release's worker and starter.
 func buildRelease(t *testing.T) build {
 	t.Helper()
 	root, err := filepath.Abs("..")
 	require.NoError(t, err)
 	rel, err := release.Last(root)
 	require.NoError(t, err)
-	src := filepath.Join(t.TempDir(), "src")
+	return buildCommit(t, rel.Version, rel.Commit)
+}
+
+// buildCommit builds the worker and starter of commit from the
+// repository's history (git archive: the repository is not written to).
+func buildCommit(t *testing.T, name, commit string) build {
+	t.Helper()
+	return built(t, name, func(dir string) build {
+		root, err := filepath.Abs("..")
+		require.NoError(t, err)
+		return buildArchive(t, name, root, commit, dir)
+	})
+}
+
+// buildArchive extracts commit of the repository at root into dir/src
+// and builds it.
+func buildArchive(t *testing.T, name, root, commit, dir string) build {
+	t.Helper()
+	src := filepath.Join(dir, "src")
 	require.NoError(t, os.MkdirAll(src, 0o755))
-	archive := exec.Command("git", "archive", rel.Commit)
+	archive := exec.Command("git", "archive", commit)
 	archive.Dir = root
 	tar := exec.Command("tar", "-x", "-C", src)
-	tar.Stdin, err = archive.StdoutPipe()
+	pipe, err := archive.StdoutPipe()
 	require.NoError(t, err)
+	tar.Stdin = pipe
 	var stderr bytes.Buffer
 	archive.Stderr = &stderr
 	require.NoError(t, tar.Start())
-	require.NoError(t, archive.Run(), "git archive %s: %s", rel.Commit, stderr.String())
+	require.NoError(t, archive.Run(), "git archive %s: %s", commit, stderr.String())
 	require.NoError(t, tar.Wait())
-	return buildIn(t, rel.Version, src)
+	return buildIn(t, name, src, dir)
 }
 
-// buildIn builds cmd/worker and cmd/starter of the module at src.
-func buildIn(t *testing.T, name, src string) build {
+// buildIn builds cmd/worker and cmd/starter of the module at src into
+// dir/bin.
+func buildIn(t *testing.T, name, src, dir string) build {
 	t.Helper()
-	bin := t.TempDir()
+	bin := filepath.Join(dir, "bin")
 	cmd := exec.Command("go", "build", "-o", bin+string(os.PathSeparator), "./cmd/worker", "./cmd/starter")
 	cmd.Dir = src
 	cmd.Env = append(os.Environ(), "GOWORK=off")
@@ -73,6 +134,8 @@ type deploy struct {
 	e     *env
 	model *httptest.Server
 	dir   string
+
+	extra []string // more environment of every process
 
 	mu      sync.Mutex
 	stalled chan struct{} // closed when the stalled call arrived
@@ -123,8 +186,9 @@ func (d *deploy) serveModel(w http.ResponseWriter, r *http.Request) {
 }
 
 func (d *deploy) env() []string {
-	return append(os.Environ(), "TEMPORAL_ADDRESS="+d.e.ts.GetFrontendHostPort(), "TEMPORAL_NAMESPACE="+d.e.ts.GetDefaultNamespace(),
+	env := append(os.Environ(), "TEMPORAL_ADDRESS="+d.e.ts.GetFrontendHostPort(), "TEMPORAL_NAMESPACE="+d.e.ts.GetDefaultNamespace(),
 		"OPENAI_BASE_URL="+d.model.URL, "OPENAI_COMPATIBLE_API_KEY=sk-test")
+	return append(env, d.extra...)
 }
 
 // proc is a running worker process and the file its output goes to.
@@ -134,12 +198,12 @@ type proc struct {
 }
 
 // start runs b's worker: continuing as new every 2 turns, so chains form.
-func (d *deploy) start(b build) *proc {
+func (d *deploy) start(b build, args ...string) *proc {
 	d.t.Helper()
 	out := filepath.Join(d.dir, fmt.Sprintf("%s-%d.log", b.name, time.Now().UnixNano()))
 	f, err := os.Create(out)
 	require.NoError(d.t, err)
-	cmd := exec.Command(b.worker, "--max-run-turns", "2", "--heartbeat-timeout", "4s", "--provider", "scripted")
+	cmd := exec.Command(b.worker, append([]string{"--max-run-turns", "2", "--heartbeat-timeout", "4s", "--provider", "scripted"}, args...)...)
 	cmd.Env, cmd.Stdout, cmd.Stderr = d.env(), f, f
 	require.NoError(d.t, cmd.Start())
 	p := &proc{cmd: cmd, out: out}
@@ -271,9 +335,7 @@ func TestARollingDeployFromTheLastReleaseFinishesEveryAgentOnce(t *testing.T) {
 		t.Skip("builds the last release")
 	}
 	old := buildRelease(t)
-	root, err := filepath.Abs("..")
-	require.NoError(t, err)
-	head := buildIn(t, "head", root)
+	head := headBuild(t)
 	d := newDeploy(t)
 	ctx := ctxT(t, 6*time.Minute)
 
@@ -424,9 +486,7 @@ func TestARollbackToTheLastReleaseRefusesHEADsRunsCleanly(t *testing.T) {
 		t.Skip("builds the last release")
 	}
 	old := buildRelease(t)
-	root, err := filepath.Abs("..")
-	require.NoError(t, err)
-	head := buildIn(t, "head", root)
+	head := headBuild(t)
 	d := newDeploy(t)
 	ctx := ctxT(t, 6*time.Minute)
 
@@ -479,4 +539,168 @@ func TestARollbackToTheLastReleaseRefusesHEADsRunsCleanly(t *testing.T) {
 	tools, _ := d.results(ctx, "b-idle")
 	require.Equal(t, []string{"42", "2"}, tools, "the followup sent during the rollback is taken once")
 	requireNoNondeterminism(t, v2)
+}
+
+// buildID is the build ID the worker said it started with.
+func (p *proc) buildID(t *testing.T) string {
+	t.Helper()
+	for _, line := range strings.Split(p.output(t), "\n") {
+		if !strings.Contains(line, `msg="Started Worker"`) {
+			continue
+		}
+		for _, f := range strings.Fields(line) {
+			if id, ok := strings.CutPrefix(f, "BuildID="); ok {
+				return id
+			}
+		}
+	}
+	t.Fatalf("%s names no build ID", p.out)
+	return ""
+}
+
+// runBuild is the build of the version id's latest run is on ("" while it
+// moves).
+func (d *deploy) runBuild(ctx context.Context, id string) string {
+	desc, err := d.e.c.DescribeWorkflowExecution(ctx, id, "")
+	require.NoError(d.t, err)
+	return desc.GetWorkflowExecutionInfo().GetVersioningInfo().GetDeploymentVersion().GetBuildId()
+}
+
+// A rolling deploy under Worker Deployment Versioning, as an operator runs
+// it: agents in every state on the old build (a recorded commit with
+// versioning), the new build (HEAD) started beside it and made current,
+// the people's answers given (to the runs still pinned to the old build),
+// every agent upgraded, the old build's workers stopped once nothing runs
+// on it. Each agent ends on HEAD having done what it was doing exactly
+// once, with no nondeterminism, and HEAD reads every log across its
+// chain, the runs pinned to the stopped build included.
+func TestAVersionedRollingDeployMovesEveryAgentToTheNewBuildOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds an old commit")
+	}
+	old := buildCommit(t, "versioned-old", versionedOld)
+	head := headBuild(t)
+	d := newDeploy(t)
+	d.extra = []string{"TETHER_DEPLOYMENT_NAME=roll"}
+	ctx := ctxT(t, 8*time.Minute)
+
+	v1 := d.start(old, "--versioning")
+	b1 := v1.buildID(t)
+	d.starter(old, "start", "--id", "v-idle", "--wait", `/tool calculate {"expression":"6*7"}`)
+	require.Equal(t, b1, d.runBuild(ctx, "v-idle"), "the first versioned worker made itself current")
+	d.starter(old, "start", "--id", "v-approval", "--approve", "calculate", `/tool calculate {"expression":"2+3"}`)
+	d.starter(old, "start", "--id", "v-scheduled", "--wait", "/say now")
+	d.starter(old, "followup", "--in", "45s", "v-scheduled", "/say later")
+	d.starter(old, "start", "--id", "v-chain", "--wait", "/say one")
+	for _, say := range []string{"/say two", "/say three"} {
+		d.starter(old, "followup", "v-chain", say)
+		d.idle(ctx, "v-chain")
+	}
+	require.NotEmpty(t, d.firstRun(ctx, "v-chain"), "v-chain continued as new on the old build")
+	child := `/tool ask_human {"question":"ready?"}`
+	d.starter(old, "start", "--id", "v-parent", "--tools", "spawn_agent,ask_human",
+		fmt.Sprintf(`/tool spawn_agent {"task":%q,"mode":"wait","tools":["ask_human"]}`, child))
+	approval := d.pending(ctx, "v-approval")
+	parent, err := d.e.agents.Attach(ctx, "v-parent")
+	require.NoError(t, err)
+	var kid string
+	waitFor(t, time.Minute, "the parent's child", func() bool {
+		st, err := parent.Status(ctx)
+		if err == nil && len(st.Children) == 1 {
+			kid = st.Children[0].ID
+		}
+		return kid != ""
+	})
+	question := d.pending(ctx, kid)
+
+	v2 := d.start(head, "--versioning")
+	b2 := v2.buildID(t)
+	require.NotEqual(t, b1, b2)
+	d.starter(head, "deployment", "current", b2)
+	d.starter(head, "start", "--id", "v-new", "--wait", "/say on the new build")
+	require.Equal(t, b2, d.runBuild(ctx, "v-new"), "a new agent starts on the current version")
+
+	h, err := d.e.agents.Attach(ctx, "v-approval")
+	require.NoError(t, err)
+	_, err = h.Approve(ctx, approval.CallID, "ops", "fine")
+	require.NoError(t, err)
+	h, err = d.e.agents.Attach(ctx, kid)
+	require.NoError(t, err)
+	_, err = h.Answer(ctx, question.CallID, "ops", "ready")
+	require.NoError(t, err)
+	ids := []string{"v-idle", "v-approval", "v-scheduled", "v-chain", "v-parent"}
+	for _, id := range ids {
+		d.idle(ctx, id)
+	}
+	require.Equal(t, b1, d.runBuild(ctx, "v-idle"), "a pinned run stays on its build until it moves")
+	out := d.starter(head, "upgrade", "--all")
+	require.Contains(t, out, "v-idle", "upgrade --all names the agents it moved")
+	waitFor(t, 2*time.Minute, "every agent to move to the new build", func() bool {
+		for _, id := range ids {
+			if d.runBuild(ctx, id) != b2 {
+				return false
+			}
+		}
+		return true
+	})
+	v1.stop(t) // drained: no open run is on it
+
+	d.starter(head, "followup", "v-idle", `/tool calculate {"expression":"1+1"}`)
+	d.starter(head, "followup", "v-chain", "/say four")
+	for _, id := range ids {
+		d.idle(ctx, id)
+	}
+	waitFor(t, 2*time.Minute, "the scheduled message's turn, on the new build", func() bool {
+		_, said := d.results(ctx, "v-scheduled")
+		return len(said) == 2
+	})
+	waitFor(t, 2*time.Minute, "the server to refuse queries of runs pinned to the stopped build", func() bool {
+		run1 := d.firstRun(ctx, "v-chain")
+		_, err := d.e.c.QueryWorkflow(ctx, "v-chain", run1, signals.LogQuery.Name, signals.LogRequest{})
+		return err != nil && strings.Contains(err.Error(), "no poller seen")
+	})
+	want := map[string][2][]string{
+		"v-idle":      {{"42", "2"}, nil},
+		"v-approval":  {{"5"}, nil},
+		"v-scheduled": {nil, {"now", "later"}},
+		"v-chain":     {nil, {"one", "two", "three", "four"}},
+	}
+	for id, w := range want {
+		tools, said := d.results(ctx, id)
+		if w[0] != nil {
+			require.Equal(t, w[0], tools, "%s: each call ran once", id)
+		}
+		if w[1] != nil {
+			require.Equal(t, w[1], said, "%s: each turn answered once", id)
+		}
+	}
+	tools, _ := d.results(ctx, "v-parent")
+	require.Len(t, tools, 1, "the spawn has one result")
+	require.Contains(t, tools[0], "ask_human returned: ready", "the child's answer")
+	for _, id := range ids {
+		require.Equal(t, b2, d.runBuild(ctx, id), "%s ends on the new build", id)
+		require.NotEmpty(t, d.starter(head, "log", id), "HEAD's starter reads %s's log", id)
+	}
+
+	// And back: the old build started again and made current by a
+	// rollback. A run pinned to the new build stays there and is served
+	// by it; at its Continue-As-New (every second turn here) it moves to
+	// the old build, which knows its rules.
+	v1 = d.start(old, "--versioning")
+	require.Equal(t, b1, v1.buildID(t))
+	d.starter(head, "deployment", "rollback")
+	d.starter(head, "start", "--id", "v-after", "--wait", "/say on the old build again")
+	require.Equal(t, b1, d.runBuild(ctx, "v-after"), "new agents start on the version made current")
+	pinned, err := d.e.c.DescribeWorkflowExecution(ctx, "v-new", "")
+	require.NoError(t, err)
+	pinnedRun := pinned.GetWorkflowExecutionInfo().GetExecution().GetRunId()
+	d.starter(head, "followup", "v-new", "/say still pinned")
+	d.idle(ctx, "v-new")
+	requireOn(ctx, t, d.e, "v-new", pinnedRun, b2) // its turn was the new build's
+	waitFor(t, time.Minute, "v-new to move to the old build", func() bool { return d.runBuild(ctx, "v-new") == b1 })
+	d.starter(head, "followup", "v-new", "/say back on the old build")
+	d.idle(ctx, "v-new")
+	_, said := d.results(ctx, "v-new")
+	require.Equal(t, []string{"on the new build", "still pinned", "back on the old build"}, said)
+	requireNoNondeterminism(t, v1, v2)
 }
