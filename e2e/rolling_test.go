@@ -599,19 +599,32 @@ func TestAVersionedRollingDeployMovesEveryAgentToTheNewBuildOnce(t *testing.T) {
 	require.NotEmpty(t, d.firstRun(ctx, "v-chain"), "v-chain continued as new on the old build")
 	child := `/tool ask_human {"question":"ready?"}`
 	d.starter(old, "start", "--id", "v-parent", "--tools", "spawn_agent,ask_human",
-		fmt.Sprintf(`/tool spawn_agent {"task":%q,"mode":"wait","tools":["ask_human"]}`, child))
+		fmt.Sprintf(`/tool spawn_agent {"task":%q,"mode":"wait","tools":["ask_human"]}`, child)+"\n"+
+			fmt.Sprintf(`/tool spawn_agent {"task":%q,"mode":"detach","tools":["ask_human"]}`, child))
+	d.starter(old, "start", "--id", "v-wait", "--tools", "wait", `/tool wait {"seconds":30}`)
 	approval := d.pending(ctx, "v-approval")
 	parent, err := d.e.agents.Attach(ctx, "v-parent")
 	require.NoError(t, err)
-	var kid string
-	waitFor(t, time.Minute, "the parent's child", func() bool {
+	var kids []signals.ChildView
+	waitFor(t, time.Minute, "the parent's two children", func() bool {
 		st, err := parent.Status(ctx)
-		if err == nil && len(st.Children) == 1 {
-			kid = st.Children[0].ID
+		if err == nil {
+			kids = st.Children
 		}
-		return kid != ""
+		return len(kids) == 2
 	})
+	var kid, detached string
+	for _, c := range kids {
+		if c.Mode == "detach" {
+			detached = c.ID
+		} else {
+			kid = c.ID
+		}
+	}
+	require.NotEmpty(t, detached)
+	require.NotEmpty(t, kid)
 	question := d.pending(ctx, kid)
+	detachedQuestion := d.pending(ctx, detached)
 
 	v2 := d.start(head, "--versioning")
 	b2 := v2.buildID(t)
@@ -628,7 +641,11 @@ func TestAVersionedRollingDeployMovesEveryAgentToTheNewBuildOnce(t *testing.T) {
 	require.NoError(t, err)
 	_, err = h.Answer(ctx, question.CallID, "ops", "ready")
 	require.NoError(t, err)
-	ids := []string{"v-idle", "v-approval", "v-scheduled", "v-chain", "v-parent"}
+	h, err = d.e.agents.Attach(ctx, detached)
+	require.NoError(t, err)
+	_, err = h.Answer(ctx, detachedQuestion.CallID, "ops", "ready")
+	require.NoError(t, err)
+	ids := []string{"v-idle", "v-approval", "v-scheduled", "v-chain", "v-parent", "v-wait", detached}
 	for _, id := range ids {
 		d.idle(ctx, id)
 	}
@@ -675,8 +692,12 @@ func TestAVersionedRollingDeployMovesEveryAgentToTheNewBuildOnce(t *testing.T) {
 		}
 	}
 	tools, _ := d.results(ctx, "v-parent")
-	require.Len(t, tools, 1, "the spawn has one result")
-	require.Contains(t, tools[0], "ask_human returned: ready", "the child's answer")
+	require.Len(t, tools, 2, "each spawn has one result")
+	require.Contains(t, strings.Join(tools, "\n"), "ask_human returned: ready", "the waited-for child's answer")
+	tools, _ = d.results(ctx, "v-wait")
+	require.Len(t, tools, 1, "the wait ended once: %v", tools)
+	tools, _ = d.results(ctx, detached)
+	require.Equal(t, []string{"ready"}, tools, "the detached child's question, answered once")
 	for _, id := range ids {
 		require.Equal(t, b2, d.runBuild(ctx, id), "%s ends on the new build", id)
 		require.NotEmpty(t, d.starter(head, "log", id), "HEAD's starter reads %s's log", id)
