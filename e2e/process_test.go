@@ -42,7 +42,9 @@ func TestMain(m *testing.M) {
 	if args := os.Getenv(envAppArgs); args != "" {
 		os.Exit(runAppProcess(strings.Split(args, "\x1f")))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeBuilds()
+	os.Exit(code)
 }
 
 // runWorkerProcess is the body of a worker subprocess: the test binary

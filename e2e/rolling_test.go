@@ -44,6 +44,15 @@ var builds = struct {
 	dir string
 }{m: map[string]build{}}
 
+// removeBuilds removes the builds' directory as the test process ends.
+func removeBuilds() {
+	builds.Lock()
+	defer builds.Unlock()
+	if builds.dir != "" {
+		_ = os.RemoveAll(builds.dir)
+	}
+}
+
 // built returns the build of name, making it with make the first time.
 func built(t *testing.T, name string, make func(dir string) build) build {
 	t.Helper()
