@@ -80,6 +80,13 @@ type Config struct {
 	// read or workflow task; a worker too busy to take its own tasks in
 	// time makes another replay the agent.
 	StickyTimeout time.Duration
+	// DeadlockTimeout is how long workflow code may run without yielding
+	// before the SDK fails the workflow task as a potential deadlock (the
+	// worker's DeadlockDetectionTimeout; 0: the SDK's 1 s). A task that
+	// fails so is retried and the agent loses nothing, but on a host
+	// starved of CPU a replay of a long history can trip it again and
+	// again: raise it there.
+	DeadlockTimeout time.Duration
 	// CachedAgents is how many agents the worker process keeps in memory
 	// between their turns (the SDK's sticky workflow cache, shared by the
 	// process's workers); an agent pushed out replays its history at its
@@ -260,6 +267,8 @@ func flags(c *Config, env func(string) string) (*flag.FlagSet, *pending) {
 		"most time between two heartbeat requests of a running call (at most half of --heartbeat-timeout)")
 	fs.DurationVar(&c.StickyTimeout, "sticky-timeout", DefaultStickyTimeout,
 		"how long an agent's work waits for the worker that has it cached before another worker takes it")
+	fs.DurationVar(&c.DeadlockTimeout, "deadlock-timeout", 0,
+		"how long workflow code may run without yielding before its workflow task fails as a potential deadlock and is retried (0: the SDK's 1s; raise it on a host starved of CPU)")
 	fs.IntVar(&c.CachedAgents, "cached-agents", 0,
 		"most agents kept in memory between turns; one pushed out replays its history at its next turn (0: the SDK's 10,000)")
 	fs.IntVar(&c.Workflow.MaxRunTurns, "max-run-turns", 0, "continue an agent as new after this many turns in one run (0: when Temporal suggests)")
@@ -377,6 +386,9 @@ func (c Config) Validate() error {
 	}
 	if c.StickyTimeout < 100*time.Millisecond {
 		errs = append(errs, errors.New("--sticky-timeout must be at least 100ms"))
+	}
+	if c.DeadlockTimeout != 0 && c.DeadlockTimeout < time.Second {
+		errs = append(errs, errors.New("--deadlock-timeout must be 0 (the SDK's 1s) or at least 1s"))
 	}
 	if c.Tools.AllowHardLinks && c.Tools.Workspace == "" {
 		errs = append(errs, errors.New("--workspace-hard-links needs --workspace: without one there are no file tools"))

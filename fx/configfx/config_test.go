@@ -34,6 +34,7 @@ func TestLoadRejectsBadConfigurationWithClearErrors(t *testing.T) {
 		{"heartbeat interval over half the timeout", []string{"--heartbeat-interval", "3s"}, nil, "from 100ms to half of it"},
 		{"tiny heartbeat interval", []string{"--heartbeat-interval", "10ms"}, nil, "from 100ms to half of it"},
 		{"tiny sticky timeout", []string{"--sticky-timeout", "0s"}, nil, "--sticky-timeout must be at least 100ms"},
+		{"tiny deadlock timeout", []string{"--deadlock-timeout", "500ms"}, nil, "--deadlock-timeout must be 0 (the SDK's 1s) or at least 1s"},
 		{"negative cached agents", []string{"--cached-agents", "-1"}, nil, "--cached-agents must not be negative"},
 		{"cached agents not a number", []string{"--cached-agents", "many"}, nil, `invalid value "many" for flag -cached-agents`},
 		{"unknown flag", []string{"--nope"}, nil, "flag provided but not defined: -nope: worker -h lists the flags"},

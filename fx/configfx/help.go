@@ -27,7 +27,7 @@ var helpGroups = []helpGroup{
 		"TEMPORAL_PROFILE and TEMPORAL_CONFIG_FILE (a profile of temporal.toml)"}},
 	{"worker", []string{
 		"task-queue", "v", "verbose", "workspace", "workspace-deny", "workspace-hard-links", "mcp-config", "a2a-config", "tool-timeout", "model-timeout",
-		"heartbeat-timeout", "heartbeat-interval", "sticky-timeout", "cached-agents", "max-run-turns", "max-run-events",
+		"heartbeat-timeout", "heartbeat-interval", "sticky-timeout", "deadlock-timeout", "cached-agents", "max-run-turns", "max-run-events",
 		"stream-addr", "stream-url", "stream-tls-cert", "stream-tls-key", "stream-max-subscribers", "stream-max-per-stream",
 	}, nil},
 	{"providers", []string{

@@ -52,10 +52,11 @@ type DemoConfig struct {
 	Prompt, DataDir, Workspace string
 }
 
-// WorkerTuning is how the worker heartbeats running calls and how long a
-// task waits for the worker that has its agent cached.
+// WorkerTuning is how the worker heartbeats running calls, how long a
+// task waits for the worker that has its agent cached, and how long
+// workflow code may run without yielding (0: the SDK's default).
 type WorkerTuning struct {
-	HeartbeatInterval, StickyTimeout time.Duration
+	HeartbeatInterval, StickyTimeout, DeadlockTimeout time.Duration
 }
 
 // Queue is c's Queue part.
@@ -81,5 +82,5 @@ func (c Config) DemoPart() DemoConfig {
 
 // Tuning is c's WorkerTuning part.
 func (c Config) Tuning() WorkerTuning {
-	return WorkerTuning{HeartbeatInterval: c.HeartbeatInterval, StickyTimeout: c.StickyTimeout}
+	return WorkerTuning{HeartbeatInterval: c.HeartbeatInterval, StickyTimeout: c.StickyTimeout, DeadlockTimeout: c.DeadlockTimeout}
 }

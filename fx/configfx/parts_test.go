@@ -38,13 +38,13 @@ func partsOf(t *testing.T, args ...string) (Config, allParts) {
 func TestModuleSuppliesEachModulesPartFromTheFlags(t *testing.T) {
 	c, p := partsOf(t, "--dev", "--task-queue", "tq", "--no-search-attributes", "--data-dir", "/tmp/tether-parts",
 		"--port", "7999", "--ui-port", "8999", "--mutual-tls", "--workspace", "/tmp/ws",
-		"--heartbeat-interval", "2500ms", "--sticky-timeout", "4s", "--address", "temporal.example:7233", "--namespace", "ns1",
+		"--heartbeat-interval", "2500ms", "--sticky-timeout", "4s", "--deadlock-timeout", "5s", "--address", "temporal.example:7233", "--namespace", "ns1",
 		"--blob-dir", "/tmp/tether-blobs")
 	require.Equal(t, Queue{TaskQueue: "tq", NoSearchAttributes: true}, p.q)
 	require.Equal(t, DevConfig{Dev: true, DataDir: "/tmp/tether-parts", GRPCPort: 7999, UIPort: 8999, MutualTLS: true,
 		UIToken: "an-operator-token-of-some-length"}, p.d)
 	require.Equal(t, DemoConfig{DataDir: "/tmp/tether-parts", Workspace: "/tmp/ws"}, p.dm)
-	require.Equal(t, WorkerTuning{HeartbeatInterval: 2500 * time.Millisecond, StickyTimeout: 4 * time.Second}, p.w)
+	require.Equal(t, WorkerTuning{HeartbeatInterval: 2500 * time.Millisecond, StickyTimeout: 4 * time.Second, DeadlockTimeout: 5 * time.Second}, p.w)
 	require.Equal(t, c.Console, p.cc)
 	require.Equal(t, c.Codec, p.co)
 	require.Equal(t, ClientConfig{Address: "temporal.example:7233", Namespace: "ns1", NoSearchAttributes: true}, p.cl)

@@ -188,6 +188,7 @@ func New(p Params) (worker.Worker, error) {
 		DeploymentOptions:            deployment,
 		MaxHeartbeatThrottleInterval: p.Tuning.HeartbeatInterval,
 		StickyScheduleToStartTimeout: p.Tuning.StickyTimeout,
+		DeadlockDetectionTimeout:     p.Tuning.DeadlockTimeout,
 		WorkflowTaskPollerBehavior:   WorkflowPollers(),
 		OnFatalError: func(err error) {
 			p.Logger.Error("Worker failed", "error", err)
