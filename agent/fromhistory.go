@@ -61,17 +61,19 @@ func (h *Handle) attrStatus(ctx context.Context, nw *NoWorkerError) (signals.Sta
 func (h *Handle) readLog(ctx context.Context, from int64) ([]eventlog.Envelope, error) {
 	log, err := h.logOf(ctx, "", from)
 	var nw *NoWorkerError
-	if errors.As(err, &nw) {
-		return h.historyLog(ctx, from, nw)
-	}
-	if taskFailing(err) && ctx.Err() == nil {
-		tf := &TaskFailingError{Agent: h.ID}
-		log, err := h.historyLog(ctx, from, tf)
-		if err == nil {
-			tf.FromHistory = true
-			err = tf
+	switch {
+	case errors.As(err, &nw):
+		read := *nw
+		if log, err = h.historyLog(ctx, "", from, nw); err != nil {
+			return nil, err
 		}
-		return log, err
+		read.FromHistory = true
+		return log, &read
+	case taskFailing(err) && ctx.Err() == nil:
+		if log, err = h.historyLog(ctx, "", from, &TaskFailingError{Agent: h.ID}); err != nil {
+			return nil, err
+		}
+		return log, &TaskFailingError{Agent: h.ID, FromHistory: true}
 	}
 	return log, err
 }
@@ -84,10 +86,12 @@ func taskFailing(err error) bool {
 }
 
 // historyLog projects the log from `from` on from the histories of the
-// agent's chain of runs (package projection), beside nw with FromHistory
-// set: the log as far as the workflow tasks completed so far wrote it.
-func (h *Handle) historyLog(ctx context.Context, from int64, why error) ([]eventlog.Envelope, error) {
-	runs, err := projection.FetchChain(ctx, h.c, h.ID)
+// agent's chain of runs up to runID ("" = the latest; package projection):
+// the log as far as the workflow tasks completed so far wrote it, a closed
+// run's whole. A failure to read it wraps why, the reason it was read from
+// history.
+func (h *Handle) historyLog(ctx context.Context, runID string, from int64, why error) ([]eventlog.Envelope, error) {
+	runs, err := projection.FetchChainTo(ctx, h.c, h.ID, runID)
 	if err != nil {
 		return nil, fmt.Errorf("%w; read its history: %w", why, err)
 	}
@@ -101,11 +105,5 @@ func (h *Handle) historyLog(ctx context.Context, from int64, why error) ([]event
 			out = append(out, env)
 		}
 	}
-	nw, ok := why.(*NoWorkerError)
-	if !ok {
-		return out, nil
-	}
-	read := *nw
-	read.FromHistory = true
-	return out, &read
+	return out, nil
 }

@@ -12,7 +12,6 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/tetherdev/tether/eventlog"
-	"github.com/tetherdev/tether/projection"
 	"github.com/tetherdev/tether/signals"
 )
 
@@ -59,21 +58,7 @@ func (h *Handle) logOf(ctx context.Context, runID string, from int64) ([]eventlo
 // a run pinned to a worker deployment version whose workers have stopped
 // after the agent moved on to a newer one.
 func (h *Handle) closedRunLog(ctx context.Context, runID string, from int64) ([]eventlog.Envelope, error) {
-	runs, err := projection.FetchChainTo(ctx, h.c, h.ID, runID)
-	if err != nil {
-		return nil, fmt.Errorf("log of agent %s: no worker serves its run %s: read its history: %w", h.ID, runID, err)
-	}
-	log, err := projection.Using(h.dc).FromChain(runs...)
-	if err != nil {
-		return nil, fmt.Errorf("log of agent %s: no worker serves its run %s: project its history: %w", h.ID, runID, err)
-	}
-	out := log[:0]
-	for _, env := range log {
-		if env.Seq >= from {
-			out = append(out, env)
-		}
-	}
-	return out, nil
+	return h.historyLog(ctx, runID, from, fmt.Errorf("log of agent %s: no worker serves its run %s", h.ID, runID))
 }
 
 // noPoller reports the server refusing a query because no worker has

@@ -52,18 +52,24 @@ func newRecordingModel(t *testing.T) *recordingModel {
 		m.mu.Lock()
 		m.bodies[req.Key] = append(m.bodies[req.Key], body)
 		m.mu.Unlock()
-		text, _ := json.Marshal("answer to: " + req.Messages[len(req.Messages)-1].Content)
-		if !req.Stream {
-			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprintf(w, `{"id":"c","object":"chat.completion","created":1,"model":"gpt-test","choices":[{"index":0,"message":{"role":"assistant","content":%s},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}}`, text)
-			return
-		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		fmt.Fprintf(w, "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"gpt-test\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":%s},\"finish_reason\":\"stop\"}]}\n\n", text)
-		fmt.Fprint(w, `data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"gpt-test","choices":[],"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}}`+"\n\ndata: [DONE]\n\n")
+		writeChatAnswer(w, req.Stream, "answer to: "+req.Messages[len(req.Messages)-1].Content)
 	}))
 	t.Cleanup(m.srv.Close)
 	return m
+}
+
+// writeChatAnswer answers a chat completions request with text, as one
+// JSON completion or, for a streaming request, as Server-Sent Events.
+func writeChatAnswer(w http.ResponseWriter, stream bool, text string) {
+	content, _ := json.Marshal(text)
+	if !stream {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"id":"c","object":"chat.completion","created":1,"model":"gpt-test","choices":[{"index":0,"message":{"role":"assistant","content":%s},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}}`, content)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	fmt.Fprintf(w, "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"gpt-test\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":%s},\"finish_reason\":\"stop\"}]}\n\n", content)
+	fmt.Fprint(w, `data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"gpt-test","choices":[],"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}}`+"\n\ndata: [DONE]\n\n")
 }
 
 // cacheKey is the prompt_cache_key the OpenAI adapter sends for an agent.

@@ -141,18 +141,7 @@ func TestAForkedParentHasNoChildrenAndAForkedChildIsARoot(t *testing.T) {
 	parent, err := e.agents.Create(ctx, agent.CreateOptions{ID: "fork-parent", Options: signals.AgentOptions{
 		Tools: []string{signals.SpawnTool}}, First: spawnLine("/say first report", "detach")})
 	require.NoError(t, err)
-	var child string
-	waitFor(t, 30*time.Second, "the child's first report", func() bool {
-		log, err := parent.Log(ctx)
-		if err != nil {
-			return false
-		}
-		evs := events(t, log)
-		if started := ofType[eventlog.ChildStarted](evs); len(started) > 0 {
-			child = started[0].ChildID
-		}
-		return len(ofType[eventlog.ChildSettled](evs)) == 1
-	})
+	child := firstReport(ctx, t, parent)
 	waitIdle(ctx, t, parent)
 	st, err := parent.Status(ctx)
 	require.NoError(t, err)

@@ -107,14 +107,12 @@ func TestADetachedChildReportsTwoTurnsIntoItsParentsInbox(t *testing.T) {
 	inBothModes(t, detachedChildReports)
 }
 
-func detachedChildReports(t *testing.T, e *env) {
-	e.startWorker(echoTool())
-	ctx := ctxT(t, time.Minute)
-	h, err := e.agents.Create(ctx, agent.CreateOptions{ID: "detaching", Options: signals.AgentOptions{
-		Tools: []string{signals.SpawnTool}}, First: spawnLine("/say first report", "detach")})
-	require.NoError(t, err)
+// firstReport waits for the first report of h's first child and returns
+// the child's ID.
+func firstReport(ctx context.Context, t *testing.T, h *agent.Handle) string {
+	t.Helper()
 	var child string
-	waitFor(t, 30*time.Second, "the first report", func() bool {
+	waitFor(t, 30*time.Second, "the child's first report", func() bool {
 		log, err := h.Log(ctx)
 		if err != nil {
 			return false
@@ -125,6 +123,16 @@ func detachedChildReports(t *testing.T, e *env) {
 		}
 		return len(ofType[eventlog.ChildSettled](evs)) == 1
 	})
+	return child
+}
+
+func detachedChildReports(t *testing.T, e *env) {
+	e.startWorker(echoTool())
+	ctx := ctxT(t, time.Minute)
+	h, err := e.agents.Create(ctx, agent.CreateOptions{ID: "detaching", Options: signals.AgentOptions{
+		Tools: []string{signals.SpawnTool}}, First: spawnLine("/say first report", "detach")})
+	require.NoError(t, err)
+	child := firstReport(ctx, t, h)
 	ch, err := e.agents.Attach(ctx, child)
 	require.NoError(t, err)
 	_, err = ch.Followup(ctx, "/say second report")

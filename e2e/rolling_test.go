@@ -183,15 +183,7 @@ func (d *deploy) serveModel(w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done()
 		return
 	}
-	text, _ := json.Marshal("answer to: " + last)
-	if !req.Stream {
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"id":"c","object":"chat.completion","created":1,"model":"gpt-test","choices":[{"index":0,"message":{"role":"assistant","content":%s},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}}`, text)
-		return
-	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	fmt.Fprintf(w, "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"gpt-test\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":%s},\"finish_reason\":\"stop\"}]}\n\n", text)
-	fmt.Fprint(w, `data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"gpt-test","choices":[],"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}}`+"\n\ndata: [DONE]\n\n")
+	writeChatAnswer(w, req.Stream, "answer to: "+last)
 }
 
 func (d *deploy) env() []string {
@@ -258,28 +250,31 @@ func (p *proc) output(t *testing.T) string {
 	return string(b)
 }
 
-// starter runs b's starter and returns its standard output.
+// starter runs b's starter, which must succeed, and returns its standard
+// output.
 func (d *deploy) starter(b build, args ...string) string {
 	d.t.Helper()
-	cmd := exec.Command(b.starter, args...)
-	cmd.Env = d.env()
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	require.NoError(d.t, cmd.Run(), "%s starter %v: %s", b.name, args, stderr.String())
-	return stdout.String()
+	out, _ := d.runStarter(b, args...)
+	return out
 }
 
-// starterErr runs b's starter, which must succeed, and returns what it
-// wrote to standard error.
+// starterErr runs b's starter, which must succeed and print something,
+// and returns what it wrote to standard error.
 func (d *deploy) starterErr(b build, args ...string) string {
+	d.t.Helper()
+	out, errOut := d.runStarter(b, args...)
+	require.NotEmpty(d.t, out, "%s starter %v printed nothing", b.name, args)
+	return errOut
+}
+
+func (d *deploy) runStarter(b build, args ...string) (stdout, stderr string) {
 	d.t.Helper()
 	cmd := exec.Command(b.starter, args...)
 	cmd.Env = d.env()
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	require.NoError(d.t, cmd.Run(), "%s starter %v: %s", b.name, args, stderr.String())
-	require.NotEmpty(d.t, stdout.String(), "%s starter %v printed nothing", b.name, args)
-	return stderr.String()
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	require.NoError(d.t, cmd.Run(), "%s starter %v: %s", b.name, args, errOut.String())
+	return out.String(), errOut.String()
 }
 
 // pending waits for the agent's one call waiting for a person.
